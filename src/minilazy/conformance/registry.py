@@ -1,0 +1,41 @@
+"""The spec's machine-readable registry (``ops.toml``, ``rules.toml``), shipped in the package."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One op of the registry.
+
+    Example:
+        >>> ops()["add"].numpy
+        'add'
+    """
+
+    name: str
+    numpy: str
+    arity: int
+    kind: str
+    tolerance: str
+    domain: str
+
+
+def _load(name: str) -> dict[str, Any]:
+    return tomllib.loads(resources.files(__package__).joinpath(name).read_text())
+
+
+@cache
+def ops() -> dict[str, OpSpec]:
+    """Every op of the registry, by name.
+
+    Example:
+        >>> ops()["exp"].tolerance
+        'ulp'
+    """
+    return {name: OpSpec(name=name, **fields) for name, fields in _load("ops.toml")["ops"].items()}

@@ -1,0 +1,226 @@
+"""Creation functions: tensors from host data, and tensors recorded from nothing.
+
+Part of the tracer layer's public namespace. ``asarray`` copies host data to the device (a
+``DATA`` leaf); ``zeros``, ``full``, ``arange``, ``eye`` and ``linspace`` are *recorded* (a
+broadcast scalar, an iota), so they cost no transfer and fuse into what uses them. Their numbers
+(fill values, starts, steps) are scalar parameters, like every Python number. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from minilazy import dtypes
+from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.ir import Device, Node, Op, scalar_leaf
+from minilazy.tracer import Tensor, _host_to_tensor, backend, record
+
+ShapeLike = int | Sequence[int]
+
+
+def _shape(shape: ShapeLike) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    out = tuple(int(d) for d in dims)
+    if any(d < 0 for d in out):
+        raise ValueError(f"negative dimensions are not allowed: {out}")
+    return out
+
+
+def _device(device: Device | None) -> Device:
+    return backend().default_device() if device is None else device
+
+
+def _default_dtype(value: Scalar) -> DType:
+    return dtypes.bool_ if isinstance(value, bool) else (
+        dtypes.DEFAULT_INT if isinstance(value, int) else dtypes.DEFAULT_FLOAT)
+
+
+def _param(value: Scalar, dtype: DType) -> Node:
+    """A scalar parameter holding ``value`` converted to ``dtype`` as NumPy would."""
+    dtypes.check_scalar(value, dtype)
+    return scalar_leaf(dtype.type(value).item(), dtype)
+
+
+def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = None,
+            copy: bool | None = None) -> Tensor:
+    """A tensor from a tensor, NumPy array, nested list or Python scalar (host -> device).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.asarray([1, 2, 3]).dtype
+        dtype('int64')
+        >>> ml.asarray(np.ones(2, np.float32), dtype=ml.float16).tolist()
+        [1.0, 1.0]
+    """
+    d = None if dtype is None else dtypes.canonical(dtype)
+    if isinstance(obj, Tensor):
+        t = obj if device is None else obj.to(device)
+        if d is not None and d != t.dtype:
+            return record(Op.CONVERT, (t._node,), (dtypes.CODE[d],), t.device)
+        return Tensor(t._node, t.device) if copy else t
+    return _host_to_tensor(obj, d, _device(device))
+
+
+def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
+         device: Device | None = None) -> Tensor:
+    """A tensor of ``shape`` filled with ``fill_value`` (a parameter: new values reuse the program).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.full((2,), 7).tolist()
+        [7, 7]
+    """
+    d = _default_dtype(fill_value) if dtype is None else dtypes.canonical(dtype)
+    return record(Op.BROADCAST, (_param(fill_value, d),), (_shape(shape),), _device(device))
+
+
+def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """A tensor of zeros (float64 unless ``dtype`` says otherwise).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.zeros((2, 2), dtype=ml.int32).tolist()
+        [[0, 0], [0, 0]]
+    """
+    return full(shape, 0, dtype or dtypes.DEFAULT_FLOAT, device)
+
+
+def ones(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """A tensor of ones (float64 unless ``dtype`` says otherwise).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.ones(3).tolist()
+        [1.0, 1.0, 1.0]
+    """
+    return full(shape, 1, dtype or dtypes.DEFAULT_FLOAT, device)
+
+
+def empty(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """An uninitialised tensor; minilazy gives zeros.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.empty((1,)).shape
+        (1,)
+    """
+    return zeros(shape, dtype, device)
+
+
+def full_like(x: Tensor, fill_value: Scalar, dtype: DTypeLike | None = None,
+              device: Device | None = None) -> Tensor:
+    """A tensor like ``x`` (shape, dtype, device) filled with ``fill_value``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.full_like(ml.ones((2,), dtype=ml.int8), 5).tolist()
+        [5, 5]
+    """
+    return full(x.shape, fill_value, dtype or x.dtype, device or x.device)
+
+
+def zeros_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """Zeros shaped like ``x``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.zeros_like(ml.ones((2,))).tolist()
+        [0.0, 0.0]
+    """
+    return full_like(x, 0, dtype, device)
+
+
+def ones_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """Ones shaped like ``x``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.ones_like(ml.zeros((2,), dtype=ml.bool)).tolist()
+        [True, True]
+    """
+    return full_like(x, 1, dtype, device)
+
+
+def empty_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """An uninitialised tensor like ``x``; minilazy gives zeros.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.empty_like(ml.ones((3,))).shape
+        (3,)
+    """
+    return full_like(x, 0, dtype, device)
+
+
+def _iota(n: tuple[int, ...], axis: int, dtype: DType, device: Device) -> Tensor:
+    return record(Op.IOTA, (), (n, axis, dtypes.CODE[dtype]), device)
+
+
+def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
+           dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+    """Evenly spaced values in ``[start, stop)``, like ``np.arange``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.arange(5).tolist()
+        [0, 1, 2, 3, 4]
+        >>> ml.arange(1.0, 2.0, 0.5).tolist()
+        [1.0, 1.5]
+    """
+    if stop is None:
+        start, stop = 0, start
+    if step == 0:
+        raise ValueError("arange: step must not be zero")
+    d = dtypes.canonical(np.arange(start, start + step, step).dtype if dtype is None else dtype)
+    n = max(0, math.ceil((stop - start) / step))
+    dev = _device(device)
+    i = _iota((n,), 0, d, dev)
+    scaled = record(Op.MUL, (i._node, _param(step, d)), (), dev)
+    return record(Op.ADD, (scaled._node, _param(start, d)), (), dev)
+
+
+def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeLike | None = None,
+        device: Device | None = None) -> Tensor:
+    """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.eye(2, dtype=ml.int8).tolist()
+        [[1, 0], [0, 1]]
+    """
+    shape = (n_rows, n_rows if n_cols is None else n_cols)
+    dev = _device(device)
+    rows = _iota(_shape(shape), 0, dtypes.int64, dev)
+    cols = _iota(shape, 1, dtypes.int64, dev)
+    shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), (), dev)
+    diag = record(Op.EQ, (shifted._node, cols._node), (), dev)
+    d = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.canonical(dtype)
+    return record(Op.CONVERT, (diag._node,), (dtypes.CODE[d],), dev)
+
+
+def linspace(start: Scalar, stop: Scalar, num: int, dtype: DTypeLike | None = None,
+             device: Device | None = None, endpoint: bool = True) -> Tensor:
+    """``num`` evenly spaced values from ``start`` to ``stop``, like ``np.linspace``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.linspace(0, 1, 5).tolist()
+        [0.0, 0.25, 0.5, 0.75, 1.0]
+    """
+    if num < 0:
+        raise ValueError(f"linspace: num must be >= 0, got {num}")
+    f64 = dtypes.float64
+    div = (num - 1) if endpoint else num
+    step = (stop - start) / div if div > 0 else float(stop - start)  # num <= 1: i * step is 0
+    dev = _device(device)
+    i = _iota((num,), 0, f64, dev)
+    scaled = record(Op.MUL, (i._node, _param(step, f64)), (), dev)
+    y = record(Op.ADD, (scaled._node, _param(float(start), f64)), (), dev)
+    if endpoint and num > 1:
+        y[-1] = float(stop)  # as NumPy: the last value is exactly stop
+    d = f64 if dtype is None else dtypes.canonical(dtype)
+    return y if d == f64 else record(Op.CONVERT, (y._node,), (dtypes.CODE[d],), dev)

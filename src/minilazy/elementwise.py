@@ -1,0 +1,177 @@
+"""Elementwise functions: the Array API names, each recording one op.
+
+Part of the tracer layer's public namespace. Every unary and binary op of the IR is exposed under
+its Array API name (``ml.exp``, ``ml.atan2``, ``ml.bitwise_left_shift``...), generated from the
+op table so that the name, the op and the docstring cannot drift apart. Python numbers are weak
+scalar parameters (NEP 50). Never imports jax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from minilazy import dtypes
+from minilazy.creation import asarray
+from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.ir import Device, Node, Op, scalar_leaf
+from minilazy.tracer import Tensor, TensorLike, as_node, binary, is_weak, record
+
+
+def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:
+    def fn(x: TensorLike) -> Tensor:
+        t = x if isinstance(x, Tensor) else asarray(x)
+        return record(op, (t._node,), (), t.device)
+
+    fn.__name__ = fn.__qualname__ = op.value
+    fn.__doc__ = f"""{summary} Elementwise; recorded, not run.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.{op.value}(ml.asarray({example})).shape
+        (2,)
+    """
+    return fn
+
+
+def _binary(op: Op, summary: str) -> Callable[[TensorLike, TensorLike], Tensor]:
+    def fn(x1: TensorLike, x2: TensorLike) -> Tensor:
+        return binary(op, x1, x2)
+
+    fn.__name__ = fn.__qualname__ = op.value
+    fn.__doc__ = f"""{summary} Elementwise with broadcasting; recorded, not run.
+
+    Python numbers are weak scalars: they take the tensor's dtype, as in NumPy 2.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.{op.value}(ml.asarray([1, 2], dtype=ml.int8), 1).shape
+        (2,)
+    """
+    return fn
+
+
+# One public function per elementwise op, named as in the Array API (the op's value).
+negative = _unary(Op.NEG, "Negation, -x.")
+abs = _unary(Op.ABS, "Absolute value.")
+sign = _unary(Op.SIGN, "Sign: -1, 0 or 1 (NaN stays NaN).")
+sqrt = _unary(Op.SQRT, "Square root.")
+square = _unary(Op.SQUARE, "x * x.")
+exp = _unary(Op.EXP, "e to the power x.")
+expm1 = _unary(Op.EXPM1, "exp(x) - 1, accurate near 0.")
+log = _unary(Op.LOG, "Natural logarithm.")
+log1p = _unary(Op.LOG1P, "log(1 + x), accurate near 0.")
+log2 = _unary(Op.LOG2, "Base-2 logarithm.")
+log10 = _unary(Op.LOG10, "Base-10 logarithm.")
+sin = _unary(Op.SIN, "Sine.")
+cos = _unary(Op.COS, "Cosine.")
+tan = _unary(Op.TAN, "Tangent.")
+asin = _unary(Op.ASIN, "Inverse sine.")
+acos = _unary(Op.ACOS, "Inverse cosine.")
+atan = _unary(Op.ATAN, "Inverse tangent.")
+sinh = _unary(Op.SINH, "Hyperbolic sine.")
+cosh = _unary(Op.COSH, "Hyperbolic cosine.")
+tanh = _unary(Op.TANH, "Hyperbolic tangent.")
+asinh = _unary(Op.ASINH, "Inverse hyperbolic sine.")
+acosh = _unary(Op.ACOSH, "Inverse hyperbolic cosine.")
+atanh = _unary(Op.ATANH, "Inverse hyperbolic tangent.")
+floor = _unary(Op.FLOOR, "Round down (integers unchanged).")
+ceil = _unary(Op.CEIL, "Round up (integers unchanged).")
+round = _unary(Op.ROUND, "Round half to even (integers unchanged).")
+trunc = _unary(Op.TRUNC, "Round towards zero (integers unchanged).")
+logical_not = _unary(Op.LOGICAL_NOT, "Logical not.")
+bitwise_invert = _unary(Op.BITWISE_INVERT, "Bitwise not, ~x.", "[1, 2]")
+isnan = _unary(Op.ISNAN, "True where NaN.")
+isinf = _unary(Op.ISINF, "True where infinite.")
+isfinite = _unary(Op.ISFINITE, "True where finite.")
+
+add = _binary(Op.ADD, "x1 + x2.")
+subtract = _binary(Op.SUB, "x1 - x2.")
+multiply = _binary(Op.MUL, "x1 * x2.")
+divide = _binary(Op.DIV, "True division, x1 / x2.")
+floor_divide = _binary(Op.FLOOR_DIV, "Floor division, x1 // x2 (integer x // 0 is 0, as NumPy).")
+remainder = _binary(Op.MOD, "Remainder x1 % x2, with the sign of x2.")
+pow = _binary(Op.POW, "x1 ** x2.")
+maximum = _binary(Op.MAXIMUM, "Elementwise maximum (NaN propagates).")
+minimum = _binary(Op.MINIMUM, "Elementwise minimum (NaN propagates).")
+atan2 = _binary(Op.ATAN2, "Angle of the point (x2, x1), in radians.")
+equal = _binary(Op.EQ, "x1 == x2.")
+not_equal = _binary(Op.NE, "x1 != x2.")
+less = _binary(Op.LT, "x1 < x2.")
+less_equal = _binary(Op.LE, "x1 <= x2.")
+greater = _binary(Op.GT, "x1 > x2.")
+greater_equal = _binary(Op.GE, "x1 >= x2.")
+logical_and = _binary(Op.LOGICAL_AND, "Logical and.")
+logical_or = _binary(Op.LOGICAL_OR, "Logical or.")
+logical_xor = _binary(Op.LOGICAL_XOR, "Logical xor.")
+bitwise_and = _binary(Op.BITWISE_AND, "Bitwise and, x1 & x2.")
+bitwise_or = _binary(Op.BITWISE_OR, "Bitwise or, x1 | x2.")
+bitwise_xor = _binary(Op.BITWISE_XOR, "Bitwise xor, x1 ^ x2.")
+bitwise_left_shift = _binary(Op.SHIFT_LEFT, "x1 << x2.")
+bitwise_right_shift = _binary(Op.SHIFT_RIGHT, "x1 >> x2 (arithmetic for signed integers).")
+
+
+def positive(x: Tensor) -> Tensor:
+    """+x: the same values (a new handle, so in-place ops on it do not touch ``x``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.positive(ml.asarray([-1])).tolist()
+        [-1]
+    """
+    return Tensor(x._node, x.device)
+
+
+def astype(x: Tensor, dtype: DTypeLike, copy: bool = True) -> Tensor:
+    """``x`` converted to ``dtype`` (NumPy's ``astype`` casting: wrapping, truncating).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.astype(ml.asarray([1.7, -1.7]), ml.int32).tolist()
+        [1, -1]
+    """
+    d = dtypes.canonical(dtype)
+    if d == x.dtype:
+        return Tensor(x._node, x.device) if copy else x
+    return record(Op.CONVERT, (x._node,), (dtypes.CODE[d],), x.device)
+
+
+def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
+    if is_weak(x):
+        dtypes.check_scalar(x, dtype)
+        return scalar_leaf(dtype.type(x).item(), dtype)
+    return as_node(x, device)
+
+
+def where(condition: Tensor, x1: TensorLike, x2: TensorLike) -> Tensor:
+    """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together).
+
+    Python numbers are weak, as in NumPy 2's ``np.where``: ``where(c, x_f32, 0.0)`` is float32.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([1.0, -2.0, 3.0])
+        >>> ml.where(x > 0, x, 0.0).tolist()
+        [1.0, 0.0, 3.0]
+    """
+    device = condition.device
+    a, b = (x if is_weak(x) else Tensor(as_node(x, device), device) for x in (x1, x2))
+    d = dtypes.result_type(a, b)
+    return record(Op.WHERE, (condition._node, _branch(a, d, device), _branch(b, d, device)), (),
+                  device)
+
+
+def clip(x: Tensor, min: Scalar | Tensor | None = None, max: Scalar | Tensor | None = None
+         ) -> Tensor:
+    """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.clip(ml.asarray([-1, 5, 9]), 0, 6).tolist()
+        [0, 5, 6]
+    """
+    out = x
+    if min is not None:
+        out = binary(Op.MAXIMUM, out, min)
+    if max is not None:
+        out = binary(Op.MINIMUM, out, max)
+    return out if out.dtype == x.dtype else astype(out, x.dtype)

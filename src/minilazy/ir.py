@@ -1,0 +1,281 @@
+"""The IR: a closed set of ops and immutable nodes that record them.
+
+Third layer. A :class:`Node` is one recorded op: its operands (other nodes), static attributes,
+result shape and dtype, and a *structural digest* computed once at creation from exactly those
+(never from data), so a graph's cache key costs one walk, not one hash of each subtree. Leaves are
+parameters: device data (``DATA``) or a Python scalar from the host (``SCALAR``). Never imports jax.
+"""
+
+from __future__ import annotations
+
+import enum
+import zlib
+from dataclasses import dataclass, field
+from typing import Final, TypeAlias
+
+from minilazy.dtypes import CODE, DType, Scalar, short_name
+
+Shape: TypeAlias = tuple[int, ...]
+# Attributes are (nested) tuples of ints and bools, all >= 0, so Python's hash() of them is
+# deterministic across processes and injective per element (hash(-1) == hash(-2) in CPython).
+Attrs: TypeAlias = tuple[object, ...]
+
+
+class Op(enum.Enum):
+    """Every operation minilazy can record. Closed: each table of rules covers all of it.
+
+    Example:
+        >>> Op("add"), Op.ADD in BINARY
+        (<Op.ADD: 'add'>, True)
+    """
+
+    # leaves (parameters) and nullary ops
+    DATA = "data"
+    SCALAR = "scalar"
+    IOTA = "iota"
+    # elementwise unary
+    NEG = "negative"
+    ABS = "abs"
+    SIGN = "sign"
+    SQRT = "sqrt"
+    SQUARE = "square"
+    EXP = "exp"
+    EXPM1 = "expm1"
+    LOG = "log"
+    LOG1P = "log1p"
+    LOG2 = "log2"
+    LOG10 = "log10"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ASIN = "asin"
+    ACOS = "acos"
+    ATAN = "atan"
+    SINH = "sinh"
+    COSH = "cosh"
+    TANH = "tanh"
+    ASINH = "asinh"
+    ACOSH = "acosh"
+    ATANH = "atanh"
+    FLOOR = "floor"
+    CEIL = "ceil"
+    ROUND = "round"
+    TRUNC = "trunc"
+    LOGICAL_NOT = "logical_not"
+    BITWISE_INVERT = "bitwise_invert"
+    ISNAN = "isnan"
+    ISINF = "isinf"
+    ISFINITE = "isfinite"
+    CONVERT = "astype"
+    # elementwise binary (NumPy broadcasting; operands cast to the op's loop dtypes)
+    ADD = "add"
+    SUB = "subtract"
+    MUL = "multiply"
+    DIV = "divide"
+    FLOOR_DIV = "floor_divide"
+    MOD = "remainder"
+    POW = "pow"
+    MAXIMUM = "maximum"
+    MINIMUM = "minimum"
+    ATAN2 = "atan2"
+    EQ = "equal"
+    NE = "not_equal"
+    LT = "less"
+    LE = "less_equal"
+    GT = "greater"
+    GE = "greater_equal"
+    LOGICAL_AND = "logical_and"
+    LOGICAL_OR = "logical_or"
+    LOGICAL_XOR = "logical_xor"
+    BITWISE_AND = "bitwise_and"
+    BITWISE_OR = "bitwise_or"
+    BITWISE_XOR = "bitwise_xor"
+    SHIFT_LEFT = "bitwise_left_shift"
+    SHIFT_RIGHT = "bitwise_right_shift"
+    WHERE = "where"
+    # reductions: attrs = (axes, keepdims)
+    SUM = "sum"
+    PROD = "prod"
+    MAX = "max"
+    MIN = "min"
+    ARGMAX = "argmax"
+    ARGMIN = "argmin"
+    ANY = "any"
+    ALL = "all"
+    # linear algebra
+    MATMUL = "matmul"
+    TENSORDOT = "tensordot"
+    # shape and indexing
+    RESHAPE = "reshape"
+    TRANSPOSE = "permute_dims"
+    BROADCAST = "broadcast_to"
+    FLIP = "flip"
+    CONCAT = "concat"
+    GETITEM = "getitem"
+    SETITEM = "setitem"
+
+    # Members are singletons: hash by identity (fast, in C) instead of Enum's hash of the name.
+    # The digest never uses this hash; it uses the stable OP_CODE below.
+    __hash__ = object.__hash__
+
+
+LEAVES: Final = frozenset({Op.DATA, Op.SCALAR})
+UNARY: Final = frozenset({
+    Op.NEG, Op.ABS, Op.SIGN, Op.SQRT, Op.SQUARE, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2,
+    Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
+    Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.LOGICAL_NOT,
+    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE,
+})
+BINARY: Final = frozenset({
+    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOOR_DIV, Op.MOD, Op.POW, Op.MAXIMUM, Op.MINIMUM,
+    Op.ATAN2, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
+    Op.LOGICAL_XOR, Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.SHIFT_LEFT, Op.SHIFT_RIGHT,
+})
+COMPARISONS: Final = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
+ELEMENTWISE: Final = UNARY | BINARY | {Op.WHERE, Op.CONVERT}
+REDUCTIONS: Final = frozenset({
+    Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY, Op.ALL,
+})
+SHAPE_OPS: Final = frozenset({
+    Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
+})
+# A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
+OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}
+
+
+class ShapeError(ValueError):
+    """An op was given operands whose shapes it cannot combine (raised at the op call).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.ones((2, 3)) + ml.ones((4,))
+        Traceback (most recent call last):
+        ...
+        minilazy.ir.ShapeError: add: cannot broadcast f64[2,3] with f64[4]
+    """
+
+
+class DeviceError(ValueError):
+    """An op was given tensors that live on different devices.
+
+    Example:
+        >>> import minilazy as ml
+        >>> a = ml.ones((2,), device=Device("cpu", 0))
+        >>> b = ml.ones((2,), device=Device("cpu", 1))
+        >>> a + b
+        Traceback (most recent call last):
+        ...
+        minilazy.ir.DeviceError: add: operands are on different devices: f64[2] on cpu:0 and f64[2] on cpu:1
+    """
+
+
+class UnsupportedError(NotImplementedError):
+    """The operation has no lazy form in minilazy.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.ones((2,))[True]
+        Traceback (most recent call last):
+        ...
+        minilazy.ir.UnsupportedError: boolean scalar indices are not supported
+    """
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device by name: a JAX platform (``cpu``, ``gpu``, ``tpu``) and an index on it.
+
+    A plain value (not a JAX object) so that the layers below the runtime can carry it.
+
+    Example:
+        >>> str(Device("cpu", 0))
+        'cpu:0'
+    """
+
+    platform: str
+    index: int
+    code: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", zlib.crc32(f"{self.platform}:{self.index}".encode()))
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.index}"
+
+
+class Node:
+    """One recorded op. Immutable by convention; slotted because recording makes millions.
+
+    Attributes:
+        op: what the node computes.
+        operands: the nodes it reads.
+        attrs: static attributes (axes, permutations, index specs), part of the cache key.
+        shape: the result shape.
+        dtype: the result dtype.
+        digest: structural hash of (op, attrs, shape, dtype, operand digests); never data.
+        payload: a leaf's value: the device buffer of ``DATA``, the Python number of ``SCALAR``.
+        site: the user's ``file:line`` that recorded it, when debug info is on.
+
+    Example:
+        >>> from minilazy.dtypes import float32
+        >>> a = Node(Op.SCALAR, (), (), (), float32, 2.0)
+        >>> b = Node(Op.ADD, (a, a), (), (), float32)
+        >>> b.digest == Node(Op.ADD, (a, a), (), (), float32).digest
+        True
+    """
+
+    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "digest", "payload", "site")
+
+    op: Op
+    operands: tuple[Node, ...]
+    attrs: Attrs
+    shape: Shape
+    dtype: DType
+    digest: int
+    payload: object
+    site: str | None
+
+    def __init__(self, op: Op, operands: tuple[Node, ...], attrs: Attrs, shape: Shape,
+                 dtype: DType, payload: object = None, site: str | None = None) -> None:
+        self.op = op
+        self.operands = operands
+        self.attrs = attrs
+        self.shape = shape
+        self.dtype = dtype
+        self.payload = payload
+        self.site = site
+        n = len(operands)
+        if n == 1:
+            self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype], operands[0].digest))
+        elif n == 2:
+            self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype], operands[0].digest,
+                                operands[1].digest))
+        else:
+            self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype],
+                                *[o.digest for o in operands]))
+
+    def __repr__(self) -> str:
+        dims = ",".join(map(str, self.shape))
+        return f"<Node {self.op.value} {short_name(self.dtype)}[{dims}]>"
+
+
+def data_leaf(buffer: object, shape: Shape, dtype: DType) -> Node:
+    """A ``DATA`` leaf: device data that enters every graph that reads it as a parameter.
+
+    Example:
+        >>> from minilazy.dtypes import float32
+        >>> data_leaf(object(), (2,), float32).op
+        <Op.DATA: 'data'>
+    """
+    return Node(Op.DATA, (), (), shape, dtype, buffer)
+
+
+def scalar_leaf(value: Scalar, dtype: DType) -> Node:
+    """A ``SCALAR`` leaf: a Python number, a parameter so a changing value never recompiles.
+
+    Example:
+        >>> from minilazy.dtypes import float32
+        >>> scalar_leaf(0.1, float32).payload
+        0.1
+    """
+    return Node(Op.SCALAR, (), (), (), dtype, value)

@@ -1,0 +1,300 @@
+"""XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, and ahead-of-time compilation.
+
+Seventh layer, and with the runtime the only one that imports jax. :data:`LOWER` maps every op
+to a rule that builds its value from its operands' values; :func:`program` interprets a
+:class:`~minilazy.hashing.Cut` with those rules, and :func:`compile_cut` traces that interpreter
+once with abstract parameters through the public ``jax.jit(...).lower(...).compile()`` path. Leaf
+data are parameters, never constants baked into the program. 64-bit types are switched on only
+inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from minilazy.hashing import Cut
+from minilazy.indexing import index_shape, numpy_index
+from minilazy.ir import BINARY, COMPARISONS, LEAVES, UNARY, Device, Node, Op
+from minilazy.ops import signature
+
+Array = jax.Array
+Rule = Callable[[Sequence[Array], Node], Array]
+_SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
+HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
+
+
+def jax_device(device: Device) -> Any:
+    """The JAX device object for a minilazy :class:`~minilazy.ir.Device`.
+
+    Example:
+        >>> from minilazy.ir import Device
+        >>> jax_device(Device("cpu", 0)).platform
+        'cpu'
+    """
+    return jax.devices(device.platform)[device.index]
+
+
+def _cast(x: Array, dtype: np.dtype[Any]) -> Array:
+    if x.dtype == dtype:
+        return x
+    if x.dtype == np.bool_ and dtype.kind == "f":
+        # XLA rewrites convert(bool) * y into select(bool, y, 0), which turns False * inf into 0
+        # where IEEE (and NumPy) give NaN; going through uint8 keeps the multiply honest.
+        x = lax.convert_element_type(x, np.uint8)
+    return lax.convert_element_type(x, dtype)
+
+
+def _bcast(x: Array, shape: tuple[int, ...]) -> Array:
+    if x.shape == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _elementwise(fn: Callable[..., Array]) -> Rule:
+    """Cast operands to NumPy's loop dtypes, broadcast, apply ``fn``, cast to the result."""
+
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        sig = signature(n.op, *(o.dtype for o in n.operands))
+        args = [_bcast(_cast(x, d), n.shape) for x, d in zip(xs, sig)]
+        return _cast(fn(*args), n.dtype)
+
+    return rule
+
+
+def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:
+    """``fn`` on floats; identity on integers and bools (floor/ceil/trunc/round of an int)."""
+    return lambda x: x if x.dtype.kind in "biu" else fn(x)
+
+
+def _floor_div(a: Array, b: Array) -> Array:
+    if a.dtype.kind in "biu":  # NumPy gives 0 for integer division by zero
+        zero = b == 0
+        return jnp.where(zero, 0, jnp.floor_divide(a, jnp.where(zero, 1, b))).astype(a.dtype)
+    # NumPy's npy_divmod: divide the exact multiple a - fmod(a, b), then round to an integer;
+    # floor(a / b) would be off by one where a / b rounds up to the next integer.
+    mod = lax.rem(a, b)
+    div = (a - mod) / b
+    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
+    floor = jnp.floor(div)
+    floor = jnp.where(div - floor > 0.5, floor + 1, floor)
+    floor = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), a / b), floor)
+    return jnp.where(b == 0, a / b, floor)
+
+
+_PY_COMPARE: Final = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt,
+                      Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge}
+
+
+def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Array], Array]:
+    """An exact comparison, also of int64 with uint64 (NumPy 2 has loops for that pair)."""
+
+    def compare(a: Array, b: Array) -> Array:
+        if a.dtype == b.dtype:
+            return fn(a, b)
+        u64 = np.dtype(np.uint64)  # a negative int64 is below every uint64; else compare as u64
+        if a.dtype.kind == "i":
+            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(_cast(a, u64), b))
+        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, _cast(b, u64)))
+
+    return compare
+
+
+_UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
+    Op.NEG: jnp.negative, Op.ABS: jnp.abs, Op.SIGN: jnp.sign, Op.SQRT: jnp.sqrt,
+    Op.SQUARE: jnp.square, Op.EXP: jnp.exp, Op.EXPM1: jnp.expm1, Op.LOG: jnp.log,
+    Op.LOG1P: jnp.log1p, Op.LOG2: jnp.log2, Op.LOG10: jnp.log10, Op.SIN: jnp.sin, Op.COS: jnp.cos,
+    Op.TAN: jnp.tan, Op.ASIN: jnp.arcsin, Op.ACOS: jnp.arccos, Op.ATAN: jnp.arctan,
+    Op.SINH: jnp.sinh, Op.COSH: jnp.cosh, Op.TANH: jnp.tanh, Op.ASINH: jnp.arcsinh,
+    Op.ACOSH: jnp.arccosh, Op.ATANH: jnp.arctanh, Op.FLOOR: _int_only(jnp.floor),
+    Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
+    Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
+    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite,
+}
+_BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
+    Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply, Op.DIV: jnp.true_divide,
+    Op.FLOOR_DIV: _floor_div, Op.MOD: jnp.remainder, Op.POW: jnp.power, Op.MAXIMUM: jnp.maximum,
+    Op.MINIMUM: jnp.minimum, Op.ATAN2: jnp.arctan2, Op.LOGICAL_AND: jnp.logical_and,
+    Op.LOGICAL_OR: jnp.logical_or, Op.LOGICAL_XOR: jnp.logical_xor,
+    Op.BITWISE_AND: jnp.bitwise_and, Op.BITWISE_OR: jnp.bitwise_or,
+    Op.BITWISE_XOR: jnp.bitwise_xor, Op.SHIFT_LEFT: jnp.left_shift,
+    Op.SHIFT_RIGHT: jnp.right_shift,
+    **{op: _compare(fn, op) for op, fn in [
+        (Op.EQ, jnp.equal), (Op.NE, jnp.not_equal), (Op.LT, jnp.less), (Op.LE, jnp.less_equal),
+        (Op.GT, jnp.greater), (Op.GE, jnp.greater_equal)]},
+}
+assert set(_UNARY_FN) == UNARY and set(_BINARY_FN) == BINARY and COMPARISONS <= BINARY
+
+
+def _param(xs: Sequence[Array], n: Node) -> Array:
+    return xs[0]  # the interpreter feeds a leaf its parameter value
+
+
+def _iota(xs: Sequence[Array], n: Node) -> Array:
+    axis = n.attrs[1]
+    assert isinstance(axis, int)
+    return lax.broadcasted_iota(n.dtype, n.shape, axis)
+
+
+def _convert(xs: Sequence[Array], n: Node) -> Array:
+    return _cast(xs[0], n.dtype)
+
+
+def _where(xs: Sequence[Array], n: Node) -> Array:
+    c, a, b = (_bcast(x, n.shape) for x in xs)
+    return jnp.where(c, _cast(a, n.dtype), _cast(b, n.dtype))
+
+
+def _reduction(fn: Callable[..., Array]) -> Rule:
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        axes, keepdims = n.attrs
+        x = xs[0]
+        if n.op in (Op.SUM, Op.PROD):
+            x = _cast(x, n.dtype)  # NumPy accumulates sum(int8) in int64
+        if n.op in (Op.ARGMAX, Op.ARGMIN):
+            assert isinstance(axes, tuple)
+            if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
+                return _cast(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
+            return _cast(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
+        return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+
+    return rule
+
+
+def _matmul(xs: Sequence[Array], n: Node) -> Array:
+    sig = signature(n.op, *(o.dtype for o in n.operands))
+    return _cast(jnp.matmul(_cast(xs[0], sig[0]), _cast(xs[1], sig[1]), precision=HIGHEST),
+                 n.dtype)
+
+
+def _tensordot(xs: Sequence[Array], n: Node) -> Array:
+    a, b = (_cast(x, n.dtype) for x in xs)
+    axes_a, axes_b = n.attrs
+    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
+    return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
+
+
+def _getitem(xs: Sequence[Array], n: Node) -> Array:
+    return xs[0][numpy_index(n.attrs, xs[1:])]
+
+
+def _setitem(xs: Sequence[Array], n: Node) -> Array:
+    x, v, *arrays = xs
+    target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
+    while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops leading 1s of the value
+        v = v.reshape(v.shape[1:])
+    return x.at[numpy_index(n.attrs, arrays)].set(jnp.broadcast_to(_cast(v, x.dtype), target))
+
+
+def _concat(xs: Sequence[Array], n: Node) -> Array:
+    axis = n.attrs[0]
+    assert isinstance(axis, int)
+    return lax.concatenate([_cast(x, n.dtype) for x in xs], axis)
+
+
+def _static(fn: Callable[[Array, Any], Array]) -> Rule:
+    """A rule whose only attribute is passed straight to ``fn``."""
+    return lambda xs, n: fn(xs[0], n.attrs[0])
+
+
+LOWER: Final[Mapping[Op, Rule]] = {
+    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    **{op: _elementwise(fn) for op, fn in _UNARY_FN.items()},
+    **{op: _elementwise(fn) for op, fn in _BINARY_FN.items()},
+    Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
+    Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
+    Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
+    Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+}
+
+
+def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
+    """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.hashing import cut
+        >>> x = ml.ones((2,), dtype=ml.float32)
+        >>> fn = program(cut([(x + 1.0)._node], x.device))
+        >>> [a.tolist() for a in fn(np.float32(1.0), np.float32(1.0))]
+        [[2.0, 2.0]]
+    """
+    order, operands, outputs = c.order, c.operands, c.outputs
+
+    def fn(*params: Array) -> tuple[Array, ...]:
+        feed = iter(params)
+        env: list[Array] = []
+        for node, ins in zip(order, operands):
+            args = [next(feed)] if node.op in LEAVES else [env[i] for i in ins]
+            env.append(LOWER[node.op](args, node))
+        return tuple(env[i] for i in outputs)
+
+    return fn
+
+
+def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
+    """The parameters' shapes and dtypes, placed on the cut's device."""
+    sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
+    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled program and what it was compiled for.
+
+    Attributes:
+        executable: the XLA executable (call it with the parameter values).
+        donated: which parameters' buffers it may reuse for its outputs.
+        lowered: the lowered (StableHLO) form, for printers.
+    """
+
+    executable: Any
+    donated: tuple[bool, ...]
+    lowered: Any
+
+
+def _options(device: Device) -> dict[str, Any] | None:
+    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
+    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
+
+
+def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
+    """Trace the cut's program into a ``jax.stages.Lowered`` (StableHLO, not yet compiled).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.hashing import cut
+        >>> x = ml.ones((2,))
+        >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
+        True
+    """
+    donate = tuple(i for i, d in enumerate(donated) if d)
+    with jax.enable_x64(True):
+        jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
+        return jitted.lower(*abstract_params(c))
+
+
+def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
+    """Lower and compile the cut ahead of time.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.hashing import cut
+        >>> x = ml.ones((2,))
+        >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
+        ()
+    """
+    lowered = lower(c, donated)
+    with jax.enable_x64(True):
+        executable = lowered.compile(_options(c.device))
+    return Compiled(executable, donated, lowered)

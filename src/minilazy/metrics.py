@@ -1,0 +1,193 @@
+"""Metrics: the counters and timers every layer reports into.
+
+Second layer from the bottom: it imports only the standard library. Layers bump plain integer
+attributes on one mutable :data:`COUNTERS` object (cheap enough for the recording hot path);
+users read a frozen :class:`Metrics` snapshot through ``ml.metrics()``. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
+from typing import Final
+
+_SAMPLES: Final = 4096  # timer samples kept for percentiles; bounded so long runs stay flat
+
+
+class _Counters:
+    """The live, mutable counters (internal: users see :class:`Metrics` snapshots)."""
+
+    __slots__ = (
+        "ops_recorded", "barriers", "compiles", "cache_hits", "executions",
+        "transfers_to_device", "transfers_to_host", "bytes_to_device", "bytes_to_host",
+        "fallbacks", "donations", "compile_seconds", "execute_seconds", "trace_seconds",
+        "barrier_causes", "fallback_ops", "compile_causes", "compile_times", "execute_times",
+        "trace_times",
+    )
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.ops_recorded = 0
+        self.barriers = 0
+        self.compiles = 0
+        self.cache_hits = 0
+        self.executions = 0
+        self.transfers_to_device = 0
+        self.transfers_to_host = 0
+        self.bytes_to_device = 0
+        self.bytes_to_host = 0
+        self.fallbacks = 0
+        self.donations = 0
+        self.compile_seconds = 0.0
+        self.execute_seconds = 0.0
+        self.trace_seconds = 0.0
+        self.barrier_causes: Counter[str] = Counter()
+        self.fallback_ops: Counter[str] = Counter()
+        self.compile_causes: Counter[str] = Counter()
+        self.compile_times: deque[float] = deque(maxlen=_SAMPLES)
+        self.execute_times: deque[float] = deque(maxlen=_SAMPLES)
+        self.trace_times: deque[float] = deque(maxlen=_SAMPLES)
+
+
+COUNTERS: Final = _Counters()
+
+
+@dataclass(frozen=True)
+class Timer:
+    """Summary of one timer's recent samples, in seconds.
+
+    Example:
+        >>> Timer.of([0.1, 0.2, 0.3]).p50
+        0.2
+    """
+
+    count: int
+    total: float
+    p50: float
+    p90: float
+    p99: float
+
+    @staticmethod
+    def of(samples: deque[float] | list[float], total: float | None = None) -> Timer:
+        """Summarise ``samples`` (``total`` defaults to their sum)."""
+        xs = sorted(samples)
+        if not xs:
+            return Timer(0, 0.0 if total is None else total, 0.0, 0.0, 0.0)
+
+        def pct(q: float) -> float:
+            return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+        return Timer(len(xs), sum(xs) if total is None else total, statistics.median(xs),
+                     pct(0.9), pct(0.99))
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """A frozen snapshot of minilazy's counters, as returned by ``ml.metrics()``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.reset_metrics()
+        >>> y = ml.ones((2,)) + 1.0
+        >>> ml.metrics().ops_recorded >= 1, ml.metrics().executions
+        (True, 0)
+    """
+
+    ops_recorded: int
+    barriers: int
+    compiles: int
+    cache_hits: int
+    executions: int
+    transfers_to_device: int
+    transfers_to_host: int
+    bytes_to_device: int
+    bytes_to_host: int
+    fallbacks: int
+    donations: int
+    compile_seconds: float
+    execute_seconds: float
+    trace_seconds: float
+    barrier_causes: Mapping[str, int] = field(default_factory=dict)
+    fallback_ops: Mapping[str, int] = field(default_factory=dict)
+    compile_causes: Mapping[str, int] = field(default_factory=dict)
+    compile_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
+    execute_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
+    trace_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
+
+
+def metrics() -> Metrics:
+    """A frozen snapshot of the counters since the last :func:`reset_metrics`.
+
+    Example:
+        >>> import minilazy as ml
+        >>> isinstance(ml.metrics().compiles, int)
+        True
+    """
+    c = COUNTERS
+    scalars = {f.name: getattr(c, f.name) for f in fields(Metrics) if f.name in _Counters.__slots__
+               and not f.name.endswith(("causes", "_ops"))}
+    return Metrics(
+        **scalars,
+        barrier_causes=MappingProxyType(dict(c.barrier_causes)),
+        fallback_ops=MappingProxyType(dict(c.fallback_ops)),
+        compile_causes=MappingProxyType(dict(c.compile_causes)),
+        compile_timer=Timer.of(c.compile_times, c.compile_seconds),
+        execute_timer=Timer.of(c.execute_times, c.execute_seconds),
+        trace_timer=Timer.of(c.trace_times, c.trace_seconds),
+    )
+
+
+def reset_metrics() -> None:
+    """Set every counter and timer back to zero (the compile cache is kept).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.reset_metrics(); ml.metrics().ops_recorded
+        0
+    """
+    COUNTERS.reset()
+
+
+def _ms(t: Timer) -> str:
+    return (f"{t.count:>6} x  total {t.total * 1e3:9.2f} ms  p50 {t.p50 * 1e3:8.3f} ms  "
+            f"p90 {t.p90 * 1e3:8.3f} ms  p99 {t.p99 * 1e3:8.3f} ms")
+
+
+def _kib(n: int) -> str:
+    return f"{n / 1024:.1f} KiB" if n < 1 << 20 else f"{n / (1 << 20):.1f} MiB"
+
+
+def metrics_report() -> str:
+    """A readable multi-line report of every counter and timer.
+
+    Example:
+        >>> import minilazy as ml
+        >>> print(ml.metrics_report().splitlines()[0])
+        minilazy metrics
+    """
+    m = metrics()
+
+    def causes(d: Mapping[str, int]) -> str:
+        return ", ".join(f"{k} {v}" for k, v in sorted(d.items(), key=lambda kv: -kv[1])) or "-"
+
+    lines = [
+        "minilazy metrics",
+        f"  ops recorded        {m.ops_recorded}",
+        f"  barriers            {m.barriers}   ({causes(m.barrier_causes)})",
+        f"  compiles            {m.compiles}   ({causes(m.compile_causes)})",
+        f"  cache hits          {m.cache_hits}",
+        f"  executions          {m.executions}",
+        f"  to device           {m.transfers_to_device} transfers, {_kib(m.bytes_to_device)}",
+        f"  to host             {m.transfers_to_host} transfers, {_kib(m.bytes_to_host)}",
+        f"  donated buffers     {m.donations}",
+        f"  fallbacks           {m.fallbacks}   ({causes(m.fallback_ops)})",
+        f"  trace time   {_ms(m.trace_timer)}",
+        f"  compile time {_ms(m.compile_timer)}",
+        f"  execute time {_ms(m.execute_timer)}",
+    ]
+    return "\n".join(lines)

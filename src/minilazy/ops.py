@@ -1,0 +1,289 @@
+"""Op rules: what each op's result shape and dtype are, and which operands are errors.
+
+Fourth layer. One table, :data:`INFER`, keyed by every :class:`~minilazy.ir.Op`; the tracer calls
+it when it records a node, so a bad shape or dtype raises *at the op call* with the shapes in the
+message. Elementwise dtypes come from NumPy's own ufunc loop resolution (NEP 50), so they match
+NumPy 2 by construction. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from functools import cache, lru_cache
+from typing import Final
+
+import numpy as np
+
+from minilazy import dtypes
+from minilazy.dtypes import DType, short_name
+from minilazy.indexing import index_shape, setitem_shape
+from minilazy.ir import BINARY, UNARY, Attrs, Node, Op, Shape, ShapeError
+
+# The NumPy ufunc whose loops define an op's dtypes (and, in reference.py, its values).
+UFUNC: Final[Mapping[Op, np.ufunc]] = {
+    Op.NEG: np.negative, Op.ABS: np.absolute, Op.SIGN: np.sign, Op.SQRT: np.sqrt,
+    Op.SQUARE: np.square, Op.EXP: np.exp, Op.EXPM1: np.expm1, Op.LOG: np.log,
+    Op.LOG1P: np.log1p, Op.LOG2: np.log2, Op.LOG10: np.log10, Op.SIN: np.sin, Op.COS: np.cos,
+    Op.TAN: np.tan, Op.ASIN: np.arcsin, Op.ACOS: np.arccos, Op.ATAN: np.arctan, Op.SINH: np.sinh,
+    Op.COSH: np.cosh, Op.TANH: np.tanh, Op.ASINH: np.arcsinh, Op.ACOSH: np.arccosh,
+    Op.ATANH: np.arctanh, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.ROUND: np.rint,
+    Op.TRUNC: np.trunc, Op.LOGICAL_NOT: np.logical_not, Op.BITWISE_INVERT: np.invert,
+    Op.ISNAN: np.isnan, Op.ISINF: np.isinf, Op.ISFINITE: np.isfinite,
+    Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.DIV: np.true_divide,
+    Op.FLOOR_DIV: np.floor_divide, Op.MOD: np.remainder, Op.POW: np.power,
+    Op.MAXIMUM: np.maximum, Op.MINIMUM: np.minimum, Op.ATAN2: np.arctan2, Op.EQ: np.equal,
+    Op.NE: np.not_equal, Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+    Op.GE: np.greater_equal, Op.LOGICAL_AND: np.logical_and, Op.LOGICAL_OR: np.logical_or,
+    Op.LOGICAL_XOR: np.logical_xor, Op.BITWISE_AND: np.bitwise_and, Op.BITWISE_OR: np.bitwise_or,
+    Op.BITWISE_XOR: np.bitwise_xor, Op.SHIFT_LEFT: np.left_shift, Op.SHIFT_RIGHT: np.right_shift,
+    Op.MATMUL: np.matmul,
+}
+InType = DType | type  # a dtype, or the Python type of a weak scalar (int, float)
+
+
+def describe(node: Node) -> str:
+    """``f32[2,3]``: how errors and printers show a value's type.
+
+    Example:
+        >>> from minilazy.ir import scalar_leaf
+        >>> describe(scalar_leaf(1.0, dtypes.float32))
+        'f32[]'
+    """
+    return f"{short_name(node.dtype)}[{','.join(map(str, node.shape))}]"
+
+
+@lru_cache(maxsize=4096)
+def signature(op: Op, *types: InType) -> tuple[DType, ...]:
+    """NumPy's loop dtypes for ``op`` on ``types``: the inputs' cast targets, then the result.
+
+    Raises ``TypeError`` naming the op and dtypes when NumPy has no loop (e.g. ``sign`` of bool).
+
+    Example:
+        >>> signature(Op.ADD, dtypes.int8, int)
+        (dtype('int8'), dtype('int8'), dtype('int8'))
+    """
+    if op is Op.ROUND and isinstance(types[0], np.dtype) and types[0] in dtypes.INTEGER:
+        return (types[0], types[0])  # np.round keeps integers; np.rint would make floats
+    try:
+        sig = UFUNC[op].resolve_dtypes((*types, None))
+    except TypeError as e:
+        names = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
+        raise TypeError(f"{op.value}: not defined for dtypes ({names})") from e
+    return tuple(dtypes.canonical(d) for d in sig)
+
+
+@lru_cache(maxsize=4096)
+def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
+    """NumPy broadcasting of ``shapes``; ``ShapeError`` naming ``op_name`` and the shapes.
+
+    Example:
+        >>> broadcast_shapes("add", (2, 1), (3,))
+        (2, 3)
+    """
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
+        if len(sizes) > 1:
+            shown = " with ".join(str(list(s)) for s in shapes)
+            raise ShapeError(f"{op_name}: cannot broadcast shapes {shown}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def normalize_axes(op_name: str, axes: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
+    """Axes as a sorted tuple of non-negative ints (``None``: all); errors like NumPy's.
+
+    Example:
+        >>> normalize_axes("sum", -1, 3)
+        (2,)
+    """
+    if axes is None:
+        return tuple(range(ndim))
+    items = (axes,) if isinstance(axes, int) else tuple(axes)
+    out = []
+    for a in items:
+        a = int(a)
+        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+            raise np.exceptions.AxisError(f"{op_name}: axis {a} is out of bounds for array of "
+                                          f"dimension {ndim}")
+        out.append(a % max(ndim, 1))
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op_name}: duplicate value in axis {axes}")
+    return tuple(sorted(out))
+
+
+Rule = Callable[[Op, tuple[Node, ...], Attrs], tuple[Shape, DType]]
+
+
+def _leaf(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    raise TypeError(f"{op.value} leaves are made by asarray/scalars, not recorded")
+
+
+def _iota(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    shape, axis, code = attrs
+    assert isinstance(shape, tuple) and isinstance(axis, int) and isinstance(code, int)
+    return shape, dtypes.DTYPES[code]
+
+
+def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return xs[0].shape, signature(op, xs[0].dtype)[-1]
+
+
+def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    code = attrs[0]
+    assert isinstance(code, int)
+    return xs[0].shape, dtypes.DTYPES[code]
+
+
+def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    a, b = xs
+    dtype = signature(op, a.dtype, b.dtype)[-1]
+    if a.shape == b.shape:
+        return a.shape, dtype
+    try:
+        return broadcast_shapes(op.value, a.shape, b.shape), dtype
+    except ShapeError:
+        raise ShapeError(f"{op.value}: cannot broadcast {describe(a)} with {describe(b)}") from None
+
+
+def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    c, a, b = xs
+    if c.dtype != dtypes.bool_:
+        raise TypeError(f"where: the condition must be bool, got {describe(c)}")
+    shown = ", ".join(describe(x) for x in xs)
+    try:
+        shape = broadcast_shapes(op.value, c.shape, a.shape, b.shape)
+    except ShapeError:
+        raise ShapeError(f"where: cannot broadcast {shown}") from None
+    return shape, dtypes.result_type(a.dtype, b.dtype)
+
+
+@cache
+def reduction_dtype(op: Op, dtype: DType) -> DType:
+    """The result dtype NumPy gives for reduction ``op`` over ``dtype`` (``sum(int8)`` is int64).
+
+    Example:
+        >>> reduction_dtype(Op.SUM, dtypes.uint8)
+        dtype('uint64')
+    """
+    if op in (Op.SUM, Op.PROD):
+        return dtypes.canonical(np.sum(np.zeros(1, dtype)).dtype)
+    if op in (Op.ARGMAX, Op.ARGMIN):
+        return dtypes.DEFAULT_INT
+    if op in (Op.ANY, Op.ALL):
+        return dtypes.bool_
+    return dtype
+
+
+def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    (x,) = xs
+    axes, keepdims = attrs
+    assert isinstance(axes, tuple)
+    if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(x.shape[a] == 0 for a in axes):
+        raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of {describe(x)} "
+                         "has no identity")
+    if keepdims:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+    else:
+        shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    return shape, reduction_dtype(op, x.dtype)
+
+
+def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    a, b = xs
+    dtype = signature(op, a.dtype, b.dtype)[-1]
+    if not a.shape or not b.shape:
+        raise ShapeError(f"matmul: operands must be at least 1-D, got {describe(a)} and "
+                         f"{describe(b)}")
+    sa = (1, *a.shape) if len(a.shape) == 1 else a.shape
+    sb = (*b.shape, 1) if len(b.shape) == 1 else b.shape
+    if sa[-1] != sb[-2]:
+        raise ShapeError(f"matmul: contracted dimensions differ: {describe(a)} @ {describe(b)} "
+                         f"({sa[-1]} != {sb[-2]})")
+    try:
+        batch = broadcast_shapes("matmul", sa[:-2], sb[:-2])
+    except ShapeError:
+        raise ShapeError(f"matmul: batch dimensions of {describe(a)} and {describe(b)} do not "
+                         "broadcast") from None
+    shape = (*batch, *((sa[-2],) if len(a.shape) > 1 else ()), *((sb[-1],) if len(b.shape) > 1
+                                                                 else ()))
+    return shape, dtype
+
+
+def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    a, b = xs
+    axes_a, axes_b = attrs
+    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
+    if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
+        raise ShapeError(f"tensordot: contracted axes {axes_a} of {describe(a)} and {axes_b} of "
+                         f"{describe(b)} differ in size")
+    shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
+        tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
+    return shape, dtypes.result_type(a.dtype, b.dtype)
+
+
+def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    (x,), (shape,) = xs, attrs
+    assert isinstance(shape, tuple)
+    if math.prod(shape) != math.prod(x.shape):
+        raise ShapeError(f"reshape: cannot reshape {describe(x)} (size {math.prod(x.shape)}) "
+                         f"into shape {shape}")
+    return shape, x.dtype
+
+
+def _transpose(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    (x,), (perm,) = xs, attrs
+    assert isinstance(perm, tuple)
+    if sorted(perm) != list(range(len(x.shape))):
+        raise ValueError(f"permute_dims: {perm} is not a permutation of the axes of {describe(x)}")
+    return tuple(x.shape[i] for i in perm), x.dtype
+
+
+def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    (x,), (shape,) = xs, attrs
+    assert isinstance(shape, tuple)
+    ok = len(shape) >= len(x.shape) and all(
+        n in (1, m) for n, m in zip(x.shape[::-1], shape[::-1]))
+    if not ok:
+        raise ShapeError(f"broadcast_to: cannot broadcast {describe(x)} to shape {shape}")
+    return shape, x.dtype
+
+
+def _flip(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return xs[0].shape, xs[0].dtype
+
+
+def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    (axis,) = attrs
+    assert isinstance(axis, int)
+    first = xs[0].shape
+    for x in xs[1:]:
+        if len(x.shape) != len(first) or any(
+                n != m for i, (n, m) in enumerate(zip(x.shape, first)) if i != axis):
+            shown = ", ".join(describe(x) for x in xs)
+            raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
+    shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
+    return shape, dtypes.result_type(*(x.dtype for x in xs))
+
+
+def _getitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:])), xs[0].dtype
+
+
+def _setitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    x, value, *index = xs
+    setitem_shape(x.shape, attrs, tuple(i.shape for i in index), value.shape)
+    return x.shape, x.dtype
+
+
+INFER: Final[Mapping[Op, Rule]] = {
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
+    Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
+    Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
+    Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _flip, Op.CONCAT: _concat,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+}

@@ -1,0 +1,219 @@
+"""Reductions and linear algebra: sum, mean, var, argmax..., matmul and tensordot.
+
+Part of the tracer layer's public namespace. ``sum``/``prod``/``max``/``min``/``argmax``/
+``argmin``/``any``/``all`` are one op each; ``mean``, ``var`` and ``std`` are recorded as the
+same sums and divisions NumPy performs (accumulating float16 in float32, integers in float64),
+so their gradients come for free. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minilazy import dtypes
+from minilazy.dtypes import DType, DTypeLike
+from minilazy.elementwise import astype
+from minilazy.ir import Op
+from minilazy.ops import normalize_axes
+from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
+
+Axes = int | Sequence[int] | None
+
+
+def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool) -> Tensor:
+    axes = normalize_axes(op.value, axis if axis is None or isinstance(axis, int) else
+                          tuple(axis), x.ndim)
+    return record(op, (x._node,), (axes, bool(keepdims)), x.device)
+
+
+def sum(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
+        keepdims: bool = False) -> Tensor:
+    """Sum over ``axis`` (all axes when None). Integers accumulate in int64/uint64, as NumPy.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.sum(ml.asarray([[1, 2], [3, 4]]), axis=0).tolist()
+        [4, 6]
+    """
+    if dtype is None:
+        return _reduce(Op.SUM, x, axis, keepdims)
+    d = dtypes.canonical(dtype)
+    return astype(_reduce(Op.SUM, astype(x, d), axis, keepdims), d, copy=False)
+
+
+def prod(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
+         keepdims: bool = False) -> Tensor:
+    """Product over ``axis``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.prod(ml.asarray([1.0, 2.0, 3.0])).item()
+        6.0
+    """
+    if dtype is None:
+        return _reduce(Op.PROD, x, axis, keepdims)
+    d = dtypes.canonical(dtype)
+    return astype(_reduce(Op.PROD, astype(x, d), axis, keepdims), d, copy=False)
+
+
+def max(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+    """Maximum over ``axis`` (NaN propagates). Zero-size reductions raise at the call.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.max(ml.asarray([1, 5, 2])).item()
+        5
+    """
+    return _reduce(Op.MAX, x, axis, keepdims)
+
+
+def min(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+    """Minimum over ``axis`` (NaN propagates).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.min(ml.asarray([[1, 5], [0, 2]]), axis=1).tolist()
+        [1, 0]
+    """
+    return _reduce(Op.MIN, x, axis, keepdims)
+
+
+def argmax(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the first maximum along ``axis`` (of the flattened tensor when None).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.argmax(ml.asarray([1, 5, 2])).item()
+        1
+    """
+    return _reduce(Op.ARGMAX, x, axis, keepdims)
+
+
+def argmin(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+    """Index of the first minimum along ``axis`` (of the flattened tensor when None).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.argmin(ml.asarray([[3, 1], [0, 2]]), axis=1).tolist()
+        [1, 0]
+    """
+    return _reduce(Op.ARGMIN, x, axis, keepdims)
+
+
+def any(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+    """True where any element along ``axis`` is nonzero.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.any(ml.asarray([0, 0, 3])).item()
+        True
+    """
+    return _reduce(Op.ANY, x, axis, keepdims)
+
+
+def all(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+    """True where every element along ``axis`` is nonzero.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.all(ml.asarray([1, 0, 3])).item()
+        False
+    """
+    return _reduce(Op.ALL, x, axis, keepdims)
+
+
+def _mean_dtypes(x: Tensor) -> tuple[DType, DType]:
+    """(accumulator, result) dtypes of NumPy's mean: f16 sums in f32; integers give float64."""
+    if x.dtype in dtypes.FLOATING:
+        return (dtypes.float32 if x.dtype == dtypes.float16 else x.dtype), x.dtype
+    return dtypes.float64, dtypes.float64
+
+
+def _count(x: Tensor, axis: Axes) -> int:
+    axes = normalize_axes("mean", axis if axis is None or isinstance(axis, int) else tuple(axis),
+                          x.ndim)
+    return math.prod(x.shape[a] for a in axes)
+
+
+def mean(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+    """Arithmetic mean over ``axis`` (integers give float64, as NumPy).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.mean(ml.asarray([1, 2, 3, 4])).item()
+        2.5
+    """
+    acc, out = _mean_dtypes(x)
+    total = _reduce(Op.SUM, astype(x, acc, copy=False), axis, keepdims)
+    return astype(binary(Op.DIV, total, _count(x, axis)), out, copy=False)
+
+
+def var(x: Tensor, axis: Axes = None, correction: int | float = 0,
+        keepdims: bool = False) -> Tensor:
+    """Variance over ``axis``: ``sum((x - mean)**2) / (n - correction)``, as NumPy computes it.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.var(ml.asarray([1.0, 2.0, 3.0, 4.0])).item()
+        1.25
+    """
+    acc, out = _mean_dtypes(x)
+    xa = astype(x, acc, copy=False)
+    n = _count(x, axis)
+    centred = binary(Op.SUB, xa, binary(Op.DIV, _reduce(Op.SUM, xa, axis, True), n))
+    total = _reduce(Op.SUM, binary(Op.MUL, centred, centred), axis, keepdims)
+    return astype(binary(Op.DIV, total, float(n - correction) if n > correction else 0.0), out,
+                  copy=False)
+
+
+def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
+        keepdims: bool = False) -> Tensor:
+    """Standard deviation over ``axis``: ``sqrt(var(x))``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.std(ml.asarray([1.0, 3.0])).item()
+        1.0
+    """
+    v = var(x, axis, correction, keepdims)
+    return record(Op.SQRT, (v._node,), (), v.device)
+
+
+def matmul(x1: TensorLike, x2: TensorLike) -> Tensor:
+    """Matrix product with NumPy's rules: 1-D operands promoted, batch dimensions broadcast.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.matmul(ml.asarray([[1.0, 2.0]]), ml.asarray([3.0, 4.0])).tolist()
+        [11.0]
+    """
+    a = x1 if isinstance(x1, Tensor) else x2
+    if not isinstance(a, Tensor):
+        raise TypeError("matmul: expected at least one Tensor")
+    return a.__matmul__(x2) if a is x1 else a.__rmatmul__(x1)
+
+
+def tensordot(x1: Tensor, x2: Tensor, axes: int | tuple[Sequence[int], Sequence[int]] = 2
+              ) -> Tensor:
+    """Contract the last ``axes`` axes of ``x1`` with the first of ``x2`` (or named axes).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.tensordot(ml.ones((2, 3)), ml.ones((3, 4)), axes=1).shape
+        (2, 4)
+    """
+    if isinstance(axes, int):
+        if axes < 0 or axes > x1.ndim or axes > x2.ndim:
+            raise ValueError(f"tensordot: axes={axes} is out of range for shapes {x1.shape} "
+                             f"and {x2.shape}")
+        axes_a = tuple(range(x1.ndim - axes, x1.ndim))
+        axes_b = tuple(range(axes))
+    else:
+        if len(axes[0]) != len(axes[1]):
+            raise ValueError(f"tensordot: axes {axes} name different numbers of axes")
+        normalize_axes("tensordot", tuple(axes[0]), x1.ndim)  # raises on bad or repeated axes
+        normalize_axes("tensordot", tuple(axes[1]), x2.ndim)
+        axes_a = tuple(a % x1.ndim for a in axes[0])  # order matters: axes pair up in order
+        axes_b = tuple(b % x2.ndim for b in axes[1])
+    return record(Op.TENSORDOT, (x1._node, as_node(x2, x1.device)), (axes_a, axes_b), x1.device)

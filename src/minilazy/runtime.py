@@ -1,0 +1,184 @@
+"""The device runtime: devices, transfers, the compile cache, and execution.
+
+Eighth layer; with the lowering the only one that imports jax. Devices are JAX platforms
+(``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.ir.Device` values. The compile
+cache is a bounded LRU keyed by the cut's key and the donation mask; a hit never re-traces.
+Execution is asynchronous (JAX dispatch): results are device buffers that host transfers wait on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any, Final
+
+import jax
+import numpy as np
+
+from minilazy.hashing import Cut
+from minilazy.ir import Device
+from minilazy.lowering import Compiled, compile_cut, jax_device
+from minilazy.metrics import COUNTERS
+
+_DEVICES: Final[dict[tuple[str, int], Device]] = {}
+
+
+def _intern(platform: str, index: int) -> Device:
+    # One Device object per device, so the tracer's same-device check is usually an `is`.
+    return _DEVICES.setdefault((platform, index), Device(platform, index))
+
+
+def devices(platform: str | None = None) -> list[Device]:
+    """The devices of ``platform`` (``cpu``, ``gpu``, ``tpu``), or of JAX's default platform.
+
+    Raises ``RuntimeError`` naming the platform when it has no devices here.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.devices("cpu")[0]
+        Device(platform='cpu', index=0)
+    """
+    try:
+        found = jax.devices(platform)
+    except RuntimeError as e:
+        raise RuntimeError(f"no {platform} devices available: {e}") from None
+    by_platform: dict[str, int] = {}
+    out = []
+    for d in found:
+        index = by_platform.get(d.platform, 0)
+        by_platform[d.platform] = index + 1
+        out.append(_intern(d.platform, index))
+    return out
+
+
+def default_device() -> Device:
+    """The device new tensors go to: JAX's first default device.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.default_device().index
+        0
+    """
+    return devices()[0]
+
+
+def platforms() -> list[str]:
+    """The JAX platforms available here, e.g. ``['cpu']`` or ``['gpu', 'cpu']``.
+
+    Example:
+        >>> "cpu" in platforms()
+        True
+    """
+    found = []
+    for name in ("cpu", "gpu", "tpu"):
+        try:
+            if jax.devices(name):
+                found.append(name)
+        except RuntimeError:
+            pass
+    return found
+
+
+def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
+    """Copy a host array to ``device`` (64-bit types stay 64-bit).
+
+    Example:
+        >>> from minilazy.ir import Device
+        >>> to_device(np.zeros(2), Device("cpu", 0)).dtype
+        dtype('float64')
+    """
+    with jax.enable_x64(True):
+        buffer = jax.device_put(array, jax_device(device))
+    COUNTERS.transfers_to_device += 1
+    COUNTERS.bytes_to_device += array.nbytes
+    return buffer
+
+
+def move(buffer: Any, device: Device) -> Any:
+    """Copy a device buffer to another device."""
+    with jax.enable_x64(True):
+        out = jax.device_put(buffer, jax_device(device))
+    COUNTERS.transfers_to_device += 1
+    COUNTERS.bytes_to_device += buffer.nbytes
+    return out
+
+
+def to_host(buffer: Any) -> np.ndarray[Any, Any]:
+    """A writable host copy of a device buffer (waits for the computation producing it).
+
+    Example:
+        >>> from minilazy.ir import Device
+        >>> to_host(to_device(np.ones(2), Device("cpu", 0))).flags.writeable
+        True
+    """
+    array = np.array(buffer)  # a copy: np.asarray would be a read-only view of the buffer
+    COUNTERS.transfers_to_host += 1
+    COUNTERS.bytes_to_host += array.nbytes
+    return array
+
+
+def wait(buffer: Any) -> None:
+    """Block until the computation producing ``buffer`` has finished."""
+    buffer.block_until_ready()
+
+
+class CompileCache:
+    """A bounded LRU of compiled programs keyed by (cut key, donation mask).
+
+    Example:
+        >>> cache = CompileCache(capacity=2)
+        >>> len(cache), cache.capacity
+        (0, 2)
+    """
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[int, tuple[bool, ...]], Compiled] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, key: int, donated: tuple[bool, ...]) -> Compiled | None:
+        """The cached program, marked most recently used; ``None`` on a miss."""
+        entry = self._entries.get((key, donated))
+        if entry is not None:
+            self._entries.move_to_end((key, donated))
+        return entry
+
+    def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
+        """Compile ``c`` and cache it, evicting the least recently used entry when full."""
+        start = time.perf_counter()
+        entry = compile_cut(c, donated)
+        seconds = time.perf_counter() - start
+        COUNTERS.compiles += 1
+        COUNTERS.compile_seconds += seconds
+        COUNTERS.compile_times.append(seconds)
+        self._entries[(c.key, donated)] = entry
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every compiled program."""
+        self._entries.clear()
+
+
+CACHE: Final = CompileCache()
+
+
+def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
+    """Run a compiled program; returns its output buffers (possibly still being computed).
+
+    ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
+    time that outlasts the call shows up where the host first waits (``to_host``).
+    """
+    start = time.perf_counter()
+    with jax.enable_x64(True):
+        outs: Sequence[Any] = entry.executable(*args)
+    seconds = time.perf_counter() - start
+    COUNTERS.executions += 1
+    COUNTERS.execute_seconds += seconds
+    COUNTERS.execute_times.append(seconds)
+    COUNTERS.donations += sum(entry.donated)
+    return outs

@@ -1,0 +1,174 @@
+"""Shape functions: reshape, permute_dims, squeeze, concat, stack, flip, take and friends.
+
+Part of the tracer layer's public namespace. Each is one recorded op (``expand_dims`` and
+``squeeze`` are reshapes; ``stack`` is reshapes and a concat); XLA turns most of them into
+index arithmetic inside fused kernels, so they cost no copies. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from minilazy import dtypes
+from minilazy.ir import Op, ShapeError
+from minilazy.ops import describe, normalize_axes
+from minilazy.tracer import Tensor, TensorLike, as_node, record
+
+
+def reshape(x: Tensor, shape: int | Sequence[int], copy: bool | None = None) -> Tensor:
+    """``x`` with a new shape of the same size; one dimension may be -1 (inferred).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.reshape(ml.arange(6), (2, -1)).shape
+        (2, 3)
+    """
+    dims = [shape] if isinstance(shape, int) else [int(d) for d in shape]
+    if dims.count(-1) > 1 or any(d < -1 for d in dims):
+        raise ValueError(f"reshape: invalid shape {tuple(dims)}")
+    if -1 in dims:
+        known = math.prod(d for d in dims if d != -1)
+        if known == 0 or x.size % known:
+            raise ShapeError(f"reshape: cannot reshape {describe(x._node)} into shape "
+                             f"{tuple(dims)}")
+        dims[dims.index(-1)] = x.size // known
+    new = tuple(dims)
+    if new == x.shape:
+        return Tensor(x._node, x.device)
+    return record(Op.RESHAPE, (x._node,), (new,), x.device)
+
+
+def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
+    """``x`` with its axes reordered: result axis ``i`` is ``x``'s axis ``axes[i]``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.permute_dims(ml.ones((2, 3, 4)), (2, 0, 1)).shape
+        (4, 2, 3)
+    """
+    perm = tuple(a % x.ndim if x.ndim and -x.ndim <= a < x.ndim else a for a in axes)
+    return record(Op.TRANSPOSE, (x._node,), (perm,), x.device)
+
+
+def matrix_transpose(x: Tensor) -> Tensor:
+    """Swap the last two axes (a stack of matrix transposes).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.matrix_transpose(ml.ones((5, 2, 3))).shape
+        (5, 3, 2)
+    """
+    return x.mT
+
+
+def expand_dims(x: Tensor, axis: int = 0) -> Tensor:
+    """``x`` with a new axis of length 1 inserted at ``axis``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.expand_dims(ml.ones((2, 3)), axis=-1).shape
+        (2, 3, 1)
+    """
+    (a,) = normalize_axes("expand_dims", axis, x.ndim + 1)
+    return reshape(x, (*x.shape[:a], 1, *x.shape[a:]))
+
+
+def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``x`` without the length-1 axes named by ``axis`` (all of them when None).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.squeeze(ml.ones((1, 2, 1)), axis=0).shape
+        (2, 1)
+    """
+    if axis is None:
+        axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    else:
+        axes = normalize_axes("squeeze", axis if isinstance(axis, int) else tuple(axis), x.ndim)
+    for a in axes:
+        if x.shape[a] != 1:
+            raise ValueError(f"squeeze: axis {a} of {describe(x._node)} has length "
+                             f"{x.shape[a]}, not 1")
+    return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
+
+
+def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """``x`` broadcast to ``shape`` (NumPy rules: new axes on the left, length-1 axes stretch).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.broadcast_to(ml.ones((3,)), (2, 3)).shape
+        (2, 3)
+    """
+    return record(Op.BROADCAST, (x._node,), (tuple(int(d) for d in shape),), x.device)
+
+
+def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
+    """Join tensors along an existing axis (flattened first when ``axis`` is None).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.concat([ml.ones((2,)), ml.zeros((1,))]).tolist()
+        [1.0, 1.0, 0.0]
+    """
+    if not arrays:
+        raise ValueError("concat: needs at least one tensor")
+    first = arrays[0]
+    if axis is None:
+        arrays = [reshape(a, (-1,)) for a in arrays]
+        axis = 0
+    if first.ndim == 0:
+        raise ValueError("concat: zero-dimensional tensors cannot be concatenated")
+    (a,) = normalize_axes("concat", axis, arrays[0].ndim)
+    nodes = tuple(as_node(t, first.device) for t in arrays)
+    return record(Op.CONCAT, nodes, (a,), first.device)
+
+
+def stack(arrays: Sequence[Tensor], axis: int = 0) -> Tensor:
+    """Join same-shaped tensors along a new axis.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.stack([ml.ones((2,)), ml.zeros((2,))], axis=1).shape
+        (2, 2)
+    """
+    if not arrays:
+        raise ValueError("stack: needs at least one tensor")
+    shapes = {t.shape for t in arrays}
+    if len(shapes) > 1:
+        raise ShapeError(f"stack: all tensors must have the same shape, got "
+                         f"{', '.join(describe(t._node) for t in arrays)}")
+    return concat([expand_dims(t, axis) for t in arrays], axis)
+
+
+def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
+    """``x`` with the order of elements reversed along ``axis`` (all axes when None).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.flip(ml.arange(3)).tolist()
+        [2, 1, 0]
+    """
+    axes = normalize_axes("flip", axis if axis is None or isinstance(axis, int) else tuple(axis),
+                          x.ndim)
+    return record(Op.FLIP, (x._node,), (axes,), x.device)
+
+
+def take(x: Tensor, indices: TensorLike, axis: int | None = None) -> Tensor:
+    """Elements of ``x`` at integer ``indices`` along ``axis`` (of the flattened ``x`` if None).
+
+    Out-of-range index values are clamped (they are data, unknown when recorded).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.take(ml.asarray([[1, 2], [3, 4]]), ml.asarray([1, 0]), axis=1).tolist()
+        [[2, 1], [4, 3]]
+    """
+    if axis is None:
+        x, axis = reshape(x, (-1,)), 0
+    idx = indices if isinstance(indices, Tensor) else Tensor(as_node(indices, x.device), x.device)
+    if idx.dtype not in dtypes.INTEGER:
+        raise TypeError(f"take: indices must be integers, got {describe(idx._node)}")
+    (a,) = normalize_axes("take", axis, x.ndim)
+    return x[(slice(None),) * a + (idx,)]

@@ -1,0 +1,444 @@
+"""The tracer: ``Tensor`` records ops into the IR instead of running them.
+
+Fifth layer. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
+it is materialised. Every op call checks shapes and dtypes (``ops.INFER``), creates one node, and
+returns a new tensor; in-place ops rebind the handle (functional underneath). Observations such
+as ``float(t)`` need values, which only the barrier layer above can produce: it installs itself
+here as the :class:`Backend`, the one upward interface. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+import weakref
+from collections.abc import Iterator, Sequence
+from types import FrameType
+from typing import Any, Final, Protocol, TypeAlias, TypeGuard
+
+import numpy as np
+
+from minilazy import dtypes
+from minilazy.dtypes import DType, Scalar
+from minilazy.indexing import Item, index_spec
+from minilazy.ir import COMPARISONS, Attrs, Device, DeviceError, Node, Op, scalar_leaf
+from minilazy.metrics import COUNTERS
+from minilazy.ops import INFER, describe, signature
+
+# What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
+TensorLike: TypeAlias = "Tensor | Scalar | np.ndarray[Any, Any] | np.generic | list[Any]"
+
+
+class Backend(Protocol):
+    """What the tracer needs from the layers above it (installed by ``minilazy.barrier``)."""
+
+    def default_device(self) -> Device:
+        """The device new tensors go to when none is named."""
+
+    def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
+        """Copy a host array to ``device``; return the device buffer."""
+
+    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
+        """Materialise ``tensor`` (an observation barrier) and return a writable host copy."""
+
+    def materialise(self, tensors: Sequence[Tensor], cause: str) -> None:
+        """Run a barrier that materialises ``tensors``."""
+
+    def copy_to(self, tensor: Tensor, device: Device) -> Tensor:
+        """A copy of ``tensor`` on another device."""
+
+    def after_record(self, tensor: Tensor) -> None:
+        """Called when the pending-node limit is reached or eager mode is on."""
+
+
+class _State:
+    """Recording state shared with the barrier layer (which owns the policy)."""
+
+    __slots__ = ("backend", "pending", "limit", "sites")
+
+    def __init__(self) -> None:
+        self.backend: Backend | None = None
+        self.pending = 0  # nodes recorded since the last barrier
+        self.limit = 1 << 62  # after_record() is called when pending reaches this
+        self.sites = False  # record the user's file:line on each node (debug info)
+
+
+STATE: Final = _State()
+# Every live tensor, weakly: mark_step() materialises the pending ones, and a buffer that no
+# live tensor holds may be donated. Tensors hash by identity so they can live in this set.
+LIVE: Final[weakref.WeakSet[Tensor]] = weakref.WeakSet()
+_PACKAGE_DIR: Final = __file__.rsplit("/", 1)[0]
+
+
+def backend() -> Backend:
+    """The installed backend (the barrier layer); importing ``minilazy`` installs it."""
+    b = STATE.backend
+    if b is None:
+        raise RuntimeError("no minilazy backend installed: import minilazy, not minilazy.tracer")
+    return b
+
+
+def user_site() -> str | None:
+    """``file:line`` of the innermost caller outside the minilazy package.
+
+    Example:
+        >>> user_site() is None or ":" in user_site()
+        True
+    """
+    f: FrameType | None = sys._getframe(1)
+    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+        f = f.f_back
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> Tensor:
+    """Record one op: check it (errors raise here, at the call), make its node, wrap it.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> record(Op.EXP, (x._node,), (), x.device).shape
+        (2,)
+    """
+    shape, dtype = INFER[op](op, operands, attrs)
+    node = Node(op, operands, attrs, shape, dtype, None, user_site() if STATE.sites else None)
+    t = Tensor(node, device)
+    COUNTERS.ops_recorded += 1
+    state = STATE
+    state.pending += 1
+    if state.pending >= state.limit:
+        backend().after_record(t)
+    return t
+
+
+def is_weak(x: object) -> TypeGuard[Scalar]:
+    """True for a Python ``bool``, ``int`` or ``float`` (weak in NEP 50; NumPy scalars are not).
+
+    Example:
+        >>> is_weak(2.0), is_weak(np.float64(2.0))
+        (True, False)
+    """
+    return type(x) in (bool, int, float)
+
+
+def _same_device(op: Op, a: Tensor, b: Tensor) -> Device:
+    if a._device is not b._device and a._device != b._device:
+        raise DeviceError(f"{op.value}: operands are on different devices: {describe(a._node)} on "
+                          f"{a._device} and {describe(b._node)} on {b._device}")
+    return a._device
+
+
+def _scalar_node(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Node:
+    """A weak Python scalar as a parameter leaf, typed as NumPy 2 types it next to ``other``."""
+    weak: type | DType = dtypes.bool_ if isinstance(value, bool) else type(value)
+    if (op in COMPARISONS and type(value) is int and other in dtypes.INTEGER
+            and not np.iinfo(other).min <= value <= np.iinfo(other).max):
+        # NumPy 2 compares with an out-of-range Python int exactly: widen instead of overflowing.
+        weak = dtypes.int64 if value < 1 << 63 else dtypes.uint64
+    sig = signature(op, weak, other) if scalar_first else signature(op, other, weak)
+    dtype = sig[0] if scalar_first else sig[1]
+    dtypes.check_scalar(value, dtype)
+    return scalar_leaf(value, dtype)
+
+
+def as_node(x: TensorLike, device: Device) -> Node:
+    """The node of ``x``: a tensor's own, or a new ``DATA`` leaf for host data (strongly typed).
+
+    Python scalars here are strong (``float`` is float64): use this where NEP 50 weak typing does
+    not apply, and :func:`binary` where it does.
+
+    Example:
+        >>> import minilazy as ml
+        >>> as_node(2.0, ml.default_device()).dtype
+        dtype('float64')
+    """
+    if type(x) is Tensor:
+        if x._device is not device and x._device != device:
+            raise DeviceError(f"operands are on different devices: {describe(x._node)} is on "
+                              f"{x._device}, the other operand on {device}")
+        return x._node
+    return _host_to_tensor(x, None, device)._node
+
+
+def _host_to_tensor(x: Any, dtype: DType | None, device: Device) -> Tensor:
+    array = np.asarray(x, dtype=dtype)
+    if array.dtype not in dtypes.CODE:
+        # NumPy gives int64/float64 for Python numbers; anything else (complex, str) is out.
+        dtypes.canonical(array.dtype)
+    buffer = backend().to_device(array, device)
+    return Tensor(Node(Op.DATA, (), (), array.shape, array.dtype, buffer), device)
+
+
+def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
+    """Record a binary elementwise op; Python scalars are weak parameters (NEP 50).
+
+    Example:
+        >>> import minilazy as ml
+        >>> binary(Op.ADD, ml.ones((2,), dtype=ml.float32), 1).dtype
+        dtype('float32')
+    """
+    if type(a) is Tensor:
+        if type(b) is Tensor:
+            return record(op, (a._node, b._node), (), _same_device(op, a, b))
+        if is_weak(b):
+            return record(op, (a._node, _scalar_node(op, b, a.dtype, False)), (), a._device)
+        return record(op, (a._node, as_node(b, a._device)), (), a._device)
+    if type(b) is Tensor:
+        if is_weak(a):
+            return record(op, (_scalar_node(op, a, b.dtype, True), b._node), (), b._device)
+        return record(op, (as_node(a, b._device), b._node), (), b._device)
+    raise TypeError(f"{op.value}: expected at least one Tensor, got {type(a).__name__} and "
+                    f"{type(b).__name__}")
+
+
+def _check_size_one(t: Tensor, what: str) -> None:
+    if t.size != 1:
+        raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})")
+
+
+class Tensor:
+    """A lazy n-dimensional array: ops on it are recorded, not run, until a barrier.
+
+    Make tensors with ``ml.asarray`` and the creation functions, not with this constructor.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([[1.0, 2.0], [3.0, 4.0]])
+        >>> y = (x * 2 + 1).T          # recorded, not run
+        >>> y.shape, y.dtype
+        ((2, 2), dtype('float64'))
+        >>> y.tolist()                 # an observation: a barrier runs here
+        [[3.0, 7.0], [5.0, 9.0]]
+    """
+
+    __slots__ = ("_node", "_device", "__weakref__")
+    # Make NumPy defer to our reflected ops (ndarray + Tensor -> Tensor.__radd__).
+    __array_ufunc__ = None
+
+    def __init__(self, node: Node, device: Device) -> None:
+        self._node = node
+        self._device = device
+        LIVE.add(self)
+
+    # -- metadata: never a barrier -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The shape, a tuple of ints (known without running anything)."""
+        return self._node.shape
+
+    @property
+    def dtype(self) -> DType:
+        """The element dtype (a NumPy dtype)."""
+        return self._node.dtype
+
+    @property
+    def device(self) -> Device:
+        """The device the tensor lives on."""
+        return self._device
+
+    @property
+    def ndim(self) -> int:
+        """The number of axes."""
+        return len(self._node.shape)
+
+    @property
+    def size(self) -> int:
+        """The number of elements."""
+        n = 1
+        for d in self._node.shape:
+            n *= d
+        return n
+
+    @property
+    def is_pending(self) -> bool:
+        """True while the tensor's value is recorded but not yet materialised."""
+        return self._node.op is not Op.DATA
+
+    @property
+    def T(self) -> Tensor:
+        """The transpose (axes reversed), like NumPy's ``.T``."""
+        perm = tuple(range(self.ndim))[::-1]
+        return record(Op.TRANSPOSE, (self._node,), (perm,), self._device)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped (a stack of matrix transposes)."""
+        if self.ndim < 2:
+            raise ValueError(f"mT needs at least 2 dimensions, got shape {self.shape}")
+        perm = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
+        return record(Op.TRANSPOSE, (self._node,), (perm,), self._device)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if not self.shape:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self) -> str:
+        state = "pending" if self.is_pending else "ready"
+        return f"<Tensor {describe(self._node)} {self._device} {state}>"
+
+    __hash__ = object.__hash__  # by identity: __eq__ is elementwise, as in NumPy
+
+    # -- observations: barriers ----------------------------------------------------------------
+    def numpy(self) -> np.ndarray[Any, Any]:
+        """Materialise and return a writable NumPy copy (an observation barrier)."""
+        return backend().to_host(self, "numpy")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        array = backend().to_host(self, "__array__")
+        return array if dtype is None else array.astype(dtype)
+
+    def item(self) -> Scalar:
+        """The single element as a Python scalar (an observation barrier)."""
+        _check_size_one(self, "item()")
+        value: Scalar = backend().to_host(self, "item").item()
+        return value
+
+    def tolist(self) -> Any:
+        """The values as nested Python lists (an observation barrier)."""
+        return backend().to_host(self, "tolist").tolist()
+
+    def __bool__(self) -> bool:
+        _check_size_one(self, "bool()")
+        return bool(backend().to_host(self, "bool").item())
+
+    def __int__(self) -> int:
+        _check_size_one(self, "int()")
+        return int(backend().to_host(self, "int").item())
+
+    def __float__(self) -> float:
+        _check_size_one(self, "float()")
+        return float(backend().to_host(self, "float").item())
+
+    def __index__(self) -> int:
+        if self.ndim or self.dtype not in dtypes.INTEGER:
+            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
+                            f"{describe(self._node)}")
+        return int(backend().to_host(self, "index").item())
+
+    def __str__(self) -> str:
+        return str(backend().to_host(self, "str"))
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else format(self.item(), spec)
+
+    def to(self, device: Device) -> Tensor:
+        """This tensor on ``device`` (itself when already there)."""
+        return self if device == self._device else backend().copy_to(self, device)
+
+    # -- elementwise dunders: recorded ---------------------------------------------------------
+    def __add__(self, o: TensorLike) -> Tensor: return binary(Op.ADD, self, o)
+    def __radd__(self, o: TensorLike) -> Tensor: return binary(Op.ADD, o, self)
+    def __sub__(self, o: TensorLike) -> Tensor: return binary(Op.SUB, self, o)
+    def __rsub__(self, o: TensorLike) -> Tensor: return binary(Op.SUB, o, self)
+    def __mul__(self, o: TensorLike) -> Tensor: return binary(Op.MUL, self, o)
+    def __rmul__(self, o: TensorLike) -> Tensor: return binary(Op.MUL, o, self)
+    def __truediv__(self, o: TensorLike) -> Tensor: return binary(Op.DIV, self, o)
+    def __rtruediv__(self, o: TensorLike) -> Tensor: return binary(Op.DIV, o, self)
+    def __floordiv__(self, o: TensorLike) -> Tensor: return binary(Op.FLOOR_DIV, self, o)
+    def __rfloordiv__(self, o: TensorLike) -> Tensor: return binary(Op.FLOOR_DIV, o, self)
+    def __mod__(self, o: TensorLike) -> Tensor: return binary(Op.MOD, self, o)
+    def __rmod__(self, o: TensorLike) -> Tensor: return binary(Op.MOD, o, self)
+    def __pow__(self, o: TensorLike) -> Tensor: return binary(Op.POW, self, o)
+    def __rpow__(self, o: TensorLike) -> Tensor: return binary(Op.POW, o, self)
+    def __and__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_AND, self, o)
+    def __rand__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_AND, o, self)
+    def __or__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_OR, self, o)
+    def __ror__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_OR, o, self)
+    def __xor__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_XOR, self, o)
+    def __rxor__(self, o: TensorLike) -> Tensor: return binary(Op.BITWISE_XOR, o, self)
+    def __lshift__(self, o: TensorLike) -> Tensor: return binary(Op.SHIFT_LEFT, self, o)
+    def __rlshift__(self, o: TensorLike) -> Tensor: return binary(Op.SHIFT_LEFT, o, self)
+    def __rshift__(self, o: TensorLike) -> Tensor: return binary(Op.SHIFT_RIGHT, self, o)
+    def __rrshift__(self, o: TensorLike) -> Tensor: return binary(Op.SHIFT_RIGHT, o, self)
+    def __lt__(self, o: TensorLike) -> Tensor: return binary(Op.LT, self, o)
+    def __le__(self, o: TensorLike) -> Tensor: return binary(Op.LE, self, o)
+    def __gt__(self, o: TensorLike) -> Tensor: return binary(Op.GT, self, o)
+    def __ge__(self, o: TensorLike) -> Tensor: return binary(Op.GE, self, o)
+    # Typed Any because object.__eq__ returns bool and mypy forbids narrowing that; it is a Tensor.
+    def __eq__(self, o: object) -> Any: return binary(Op.EQ, self, _like(o))
+    def __ne__(self, o: object) -> Any: return binary(Op.NE, self, _like(o))
+
+    def __matmul__(self, o: TensorLike) -> Tensor:
+        return record(Op.MATMUL, (self._node, as_node(o, self._device)), (), self._device)
+
+    def __rmatmul__(self, o: TensorLike) -> Tensor:
+        return record(Op.MATMUL, (as_node(o, self._device), self._node), (), self._device)
+
+    def __neg__(self) -> Tensor: return record(Op.NEG, (self._node,), (), self._device)
+    def __pos__(self) -> Tensor: return self
+    def __abs__(self) -> Tensor: return record(Op.ABS, (self._node,), (), self._device)
+
+    def __invert__(self) -> Tensor:
+        return record(Op.BITWISE_INVERT, (self._node,), (), self._device)
+
+    # -- in-place: record the op, then rebind this handle to the result -----------------------
+    def _rebind(self, op: Op, result: Tensor) -> Tensor:
+        if result.shape != self.shape:
+            raise ValueError(f"{op.value} (in place): the result {describe(result._node)} does "
+                             f"not fit the target {describe(self._node)}")
+        if result.dtype != self.dtype:
+            if not np.can_cast(result.dtype, self.dtype, casting="same_kind"):
+                raise TypeError(f"{op.value} (in place): cannot cast the result "
+                                f"{result.dtype} to the target {self.dtype}")
+            code = dtypes.CODE[self.dtype]
+            result = record(Op.CONVERT, (result._node,), (code,), self._device)
+        self._node = result._node
+        return self
+
+    def __iadd__(self, o: TensorLike) -> Tensor: return self._rebind(Op.ADD, self + o)
+    def __isub__(self, o: TensorLike) -> Tensor: return self._rebind(Op.SUB, self - o)
+    def __imul__(self, o: TensorLike) -> Tensor: return self._rebind(Op.MUL, self * o)
+    def __itruediv__(self, o: TensorLike) -> Tensor: return self._rebind(Op.DIV, self / o)
+    def __ifloordiv__(self, o: TensorLike) -> Tensor: return self._rebind(Op.FLOOR_DIV, self // o)
+    def __imod__(self, o: TensorLike) -> Tensor: return self._rebind(Op.MOD, self % o)
+    def __ipow__(self, o: TensorLike) -> Tensor: return self._rebind(Op.POW, self ** o)
+    def __iand__(self, o: TensorLike) -> Tensor: return self._rebind(Op.BITWISE_AND, self & o)
+    def __ior__(self, o: TensorLike) -> Tensor: return self._rebind(Op.BITWISE_OR, self | o)
+    def __ixor__(self, o: TensorLike) -> Tensor: return self._rebind(Op.BITWISE_XOR, self ^ o)
+    def __ilshift__(self, o: TensorLike) -> Tensor: return self._rebind(Op.SHIFT_LEFT, self << o)
+    def __irshift__(self, o: TensorLike) -> Tensor: return self._rebind(Op.SHIFT_RIGHT, self >> o)
+
+    def __imatmul__(self, o: TensorLike) -> Tensor:
+        return self._rebind(Op.MATMUL, self @ o)
+
+    # -- indexing ------------------------------------------------------------------------------
+    def _index(self, key: Any) -> tuple[Attrs, tuple[Node, ...]]:
+        items: list[Item] = []
+        for k in key if isinstance(key, tuple) else (key,):
+            if k is None or k is Ellipsis or isinstance(k, (slice, bool)):
+                items.append(k)
+            elif type(k) is Tensor:
+                _same_device(Op.GETITEM, self, k)
+                items.append(k._node)
+            elif isinstance(k, (int, np.integer)):
+                items.append(operator.index(k))
+            else:  # lists and NumPy arrays of indices: host data, sent to the device
+                items.append(as_node(k, self._device))
+        return index_spec(self.shape, items)
+
+    def __getitem__(self, key: Any) -> Tensor:
+        spec, arrays = self._index(key)
+        return record(Op.GETITEM, (self._node, *arrays), spec, self._device)
+
+    def __setitem__(self, key: Any, value: TensorLike) -> None:
+        spec, arrays = self._index(key)
+        if is_weak(value):
+            dtypes.check_scalar(value, self.dtype)
+            v = scalar_leaf(self.dtype.type(value).item(), self.dtype)
+        else:
+            v = as_node(value, self._device)
+            if type(value) is Tensor:
+                _same_device(Op.SETITEM, self, value)
+        self._node = record(Op.SETITEM, (self._node, v, *arrays), spec, self._device)._node
+
+
+def _like(o: object) -> TensorLike:
+    if isinstance(o, (Tensor, bool, int, float, np.ndarray, np.generic, list)):
+        return o
+    raise TypeError(f"cannot compare a Tensor with {type(o).__name__}")

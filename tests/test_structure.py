@@ -1,0 +1,84 @@
+"""The architecture holds: layers import only downward, jax stays in two modules, and every
+table of op rules covers exactly the closed set of ops."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+import minilazy as ml
+from minilazy import elementwise, lowering, ops
+from minilazy.ir import BINARY, UNARY, Op
+
+PACKAGE = pathlib.Path(ml.__file__).parent
+# Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
+LAYERS = [
+    {"dtypes"}, {"metrics"}, {"ir"}, {"indexing", "ops"},
+    {"tracer", "creation", "elementwise", "reductions", "shaping"},
+    {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"}, {"debug"},
+    {"reference"}, {"__init__", "demo", "__main__"},
+]
+RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
+JAX_ALLOWED = {"lowering", "runtime"}
+
+
+def _imports(path: pathlib.Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == "minilazy":
+                found |= {a.name for a in node.names}
+            else:
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+    return found
+
+
+MODULES = sorted(p for p in PACKAGE.glob("*.py"))
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.stem)
+def test_imports_only_go_down(path):
+    me = RANK[path.stem]
+    for name in _imports(path):
+        parts = name.split(".")
+        if parts[0] == "minilazy" and len(parts) > 1 and parts[1] in RANK:
+            below = RANK[parts[1]]
+        elif name in RANK:  # `from minilazy import runtime`
+            below = RANK[name]
+        else:
+            continue
+        assert below <= me, f"{path.stem} (layer {me}) imports {name} (layer {below})"
+
+
+@pytest.mark.parametrize("path", MODULES, ids=lambda p: p.stem)
+def test_jax_only_in_lowering_and_runtime(path):
+    uses_jax = any(n.split(".")[0] in ("jax", "jaxlib") for n in _imports(path))
+    assert not uses_jax or path.stem in JAX_ALLOWED, f"{path.stem} imports jax"
+
+
+def test_every_module_has_a_layer():
+    assert {p.stem for p in MODULES} <= set(RANK)
+
+
+@pytest.mark.parametrize("table", [ops.INFER, lowering.LOWER], ids=["infer", "lower"])
+def test_every_rule_table_covers_every_op(table):
+    assert set(table) == set(Op)
+
+
+def test_every_elementwise_op_has_a_numpy_ufunc_and_a_function():
+    assert set(ops.UFUNC) >= UNARY | BINARY
+    for op in UNARY | BINARY:
+        fn = getattr(elementwise, op.value)
+        assert fn.__name__ == op.value and "Example" in (fn.__doc__ or "")
+        assert getattr(ml, op.value) is fn
+
+
+def test_public_symbols_have_docstrings_with_examples():
+    missing = [name for name in ml.__all__
+               if callable(getattr(ml, name)) and not isinstance(getattr(ml, name), type(ml.int8))
+               and ">>>" not in (getattr(ml, name).__doc__ or "")]
+    assert not missing, missing
