@@ -39,9 +39,11 @@ from minilazy.creation import (
     zeros,
     zeros_like,
 )
+from minilazy.debug import Graph, graph
 from minilazy.dtypes import (
     bool_ as bool,
 )
+from minilazy.debug import Graph, graph
 from minilazy.dtypes import (
     finfo,
     float16,
@@ -154,6 +156,8 @@ from minilazy.tracer import Tensor
 
 __version__ = "0.1.0"
 __all__ = [
+    "Graph",
+    "graph",
     "abs",
     "acos",
     "acosh",
