@@ -43,7 +43,6 @@ from minilazy.debug import Graph, graph
 from minilazy.dtypes import (
     bool_ as bool,
 )
-from minilazy.debug import Graph, graph
 from minilazy.dtypes import (
     finfo,
     float16,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import EllipsisType
-from typing import Any, Final, TypeAlias, cast
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 
@@ -72,14 +72,14 @@ def index_spec(shape: Shape, key: Sequence[Item]) -> tuple[Attrs, tuple[Node, ..
     return tuple(spec), tuple(arrays)
 
 
-def numpy_index(spec: Attrs, arrays: Sequence[object]) -> tuple[object, ...]:
+def numpy_index(spec: Attrs, arrays: Sequence[Any]) -> tuple[Any, ...]:
     """The NumPy-style index tuple that ``spec`` stands for (what lowering and reference use).
 
     Example:
         >>> numpy_index(((0, 3), (1, 4, 3, 2, True)), ())
         (3, slice(4, None, -2))
     """
-    out: list[object] = []
+    out: list[Any] = []
     for entry in spec:
         assert isinstance(entry, tuple)
         kind = entry[0]
@@ -117,7 +117,7 @@ def index_shape(shape: Shape, spec: Attrs, array_shapes: Sequence[Shape]) -> Sha
     # on a zero-strided dummy so no memory of the real size is touched.
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
     index = numpy_index(spec, [np.zeros(s, np.intp) for s in array_shapes])
-    return tuple(cast(Any, dummy)[index].shape)
+    return tuple(dummy[index].shape)
 
 
 def setitem_shape(shape: Shape, spec: Attrs, array_shapes: Sequence[Shape],

@@ -1,5 +1,4 @@
-"""The LazyTensor conformance oracle: the spec registry, and a pytest plugin that checks any
-lazy tensor implementation against eager NumPy and the spec's rules.
+"""The LazyTensor conformance oracle: the spec registry and a pytest plugin for any implementation.
 
 Nothing here imports minilazy's engine: expected values come from NumPy alone.
 """

@@ -1,0 +1,172 @@
+"""Reference semantics: a NumPy interpreter of the same IR the XLA lowering compiles.
+
+The top engine layer and the executable meaning of every op: :data:`REFERENCE` maps each op to a
+NumPy function of its operands' values, mirroring ``lowering.LOWER`` rule for rule (the same
+loop-dtype casts, NumPy's own broadcasting). It is slow and never on a hot path; it exists so a
+student can read what an op *means*, and so the conformance oracle can run it as an
+implementation. Expected values in tests never come from here: they come from NumPy directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+
+from minilazy import runtime
+from minilazy.hashing import Cut, cut
+from minilazy.indexing import index_shape, numpy_index
+from minilazy.ir import BINARY, LEAVES, UNARY, Node, Op
+from minilazy.ops import UFUNC, signature
+from minilazy.tracer import Tensor
+
+Array = np.ndarray[Any, Any]
+Rule = Callable[[Sequence[Array], Node], Array]
+
+
+def _elementwise(xs: Sequence[Array], n: Node) -> Array:
+    sig = signature(n.op, *(o.dtype for o in n.operands))
+    args = [np.asarray(x).astype(d, copy=False) for x, d in zip(xs, sig)]
+    if n.op is Op.ROUND:
+        return np.asarray(np.round(args[0])).astype(n.dtype)
+    with np.errstate(all="ignore"):
+        out = UFUNC[n.op](*args)
+    return np.asarray(out).astype(n.dtype, copy=False)
+
+
+def _param(xs: Sequence[Array], n: Node) -> Array:
+    return np.asarray(xs[0], dtype=n.dtype)
+
+
+def _iota(xs: Sequence[Array], n: Node) -> Array:
+    axis = n.attrs[1]
+    assert isinstance(axis, int)
+    shape = [1] * len(n.shape)
+    shape[axis] = n.shape[axis]
+    return np.broadcast_to(np.arange(n.shape[axis], dtype=n.dtype).reshape(shape), n.shape)
+
+
+def _convert(xs: Sequence[Array], n: Node) -> Array:
+    with np.errstate(all="ignore"):
+        return xs[0].astype(n.dtype)
+
+
+def _where(xs: Sequence[Array], n: Node) -> Array:
+    c, a, b = xs
+    return np.where(c, a.astype(n.dtype), b.astype(n.dtype))
+
+
+def _reduction(fn: Callable[..., Any]) -> Rule:
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        axes, keepdims = n.attrs
+        assert isinstance(axes, tuple)
+        x = xs[0]
+        if n.op in (Op.SUM, Op.PROD):
+            x = x.astype(n.dtype)
+        if n.op in (Op.ARGMAX, Op.ARGMIN):
+            axis = axes[0] if len(axes) == 1 else None
+            return np.asarray(fn(x, axis=axis, keepdims=keepdims)).astype(n.dtype)
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(x, axis=axes, keepdims=keepdims)).astype(n.dtype)
+
+    return rule
+
+
+def _matmul(xs: Sequence[Array], n: Node) -> Array:
+    sig = signature(n.op, *(o.dtype for o in n.operands))
+    with np.errstate(all="ignore"):
+        return np.asarray(np.matmul(xs[0].astype(sig[0]), xs[1].astype(sig[1])))
+
+
+def _tensordot(xs: Sequence[Array], n: Node) -> Array:
+    axes_a, axes_b = n.attrs
+    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
+    with np.errstate(all="ignore"):
+        out = np.tensordot(xs[0].astype(n.dtype), xs[1].astype(n.dtype), (axes_a, axes_b))
+    return np.asarray(out)
+
+
+def _clamped(x: Array, arrays: Sequence[Array], spec: Any) -> list[Array]:
+    """Index arrays clamped into range, as XLA's gather clamps (implementation-defined)."""
+    out = []
+    axis = 0
+    for entry in spec:
+        if entry[0] == 3:  # an index array: it indexes axis `axis`
+            n = x.shape[axis]
+            out.append(np.clip(arrays[entry[1]], -n, n - 1))
+        if entry[0] != 2:  # every entry but a new axis consumes one axis
+            axis += 1
+    return out
+
+
+def _getitem(xs: Sequence[Array], n: Node) -> Array:
+    x, *arrays = xs
+    return np.asarray(x[numpy_index(n.attrs, _clamped(x, arrays, n.attrs))])
+
+
+def _setitem(xs: Sequence[Array], n: Node) -> Array:
+    x, v, *arrays = xs
+    out = x.copy()
+    index = numpy_index(n.attrs, _clamped(x, arrays, n.attrs))
+    target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
+    while v.ndim > len(target):  # extra leading axes are 1s (checked when recorded)
+        v = v[0]
+    with np.errstate(all="ignore"):
+        out[index] = np.broadcast_to(v.astype(x.dtype), target)
+    return out
+
+
+def _concat(xs: Sequence[Array], n: Node) -> Array:
+    axis = n.attrs[0]
+    assert isinstance(axis, int)
+    return np.concatenate([x.astype(n.dtype) for x in xs], axis=axis)
+
+
+def _static(fn: Callable[[Array, Any], Any]) -> Rule:
+    return lambda xs, n: np.asarray(fn(xs[0], n.attrs[0]))
+
+
+REFERENCE: Final[Mapping[Op, Rule]] = {
+    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    **{op: _elementwise for op in UNARY | BINARY},
+    Op.SUM: _reduction(np.sum), Op.PROD: _reduction(np.prod), Op.MAX: _reduction(np.max),
+    Op.MIN: _reduction(np.min), Op.ARGMAX: _reduction(np.argmax),
+    Op.ARGMIN: _reduction(np.argmin), Op.ANY: _reduction(np.any), Op.ALL: _reduction(np.all),
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
+    Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+}
+
+
+def evaluate(c: Cut, params: Sequence[Any]) -> list[Array]:
+    """Interpret the cut with NumPy: the values its outputs mean, given its parameters.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.hashing import cut
+        >>> x = ml.ones((2,))
+        >>> evaluate(cut([(x + 1.0)._node], x.device), [np.float64(1.0), np.float64(1.0)])
+        [array([2., 2.])]
+    """
+    feed = iter(params)
+    env: list[Array] = []
+    for node, ins in zip(c.order, c.operands):
+        args = [np.asarray(next(feed))] if node.op in LEAVES else [env[i] for i in ins]
+        env.append(np.asarray(REFERENCE[node.op](args, node)))
+    return [env[i].copy() for i in c.outputs]
+
+
+def run(*tensors: Tensor) -> list[Array]:
+    """The values of ``tensors`` computed by the reference interpreter (nothing is rebound).
+
+    Example:
+        >>> import minilazy as ml
+        >>> run(ml.arange(3) * 2)
+        [array([0, 2, 4])]
+    """
+    roots = [t._node for t in tensors]
+    c = cut(roots, tensors[0].device)
+    params = [runtime.to_host(p.payload) if p.op is Op.DATA else p.payload for p in c.params]
+    return evaluate(c, params)

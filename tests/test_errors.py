@@ -1,0 +1,89 @@
+"""Bad input raises a clear error at the call that caused it, and nothing pending is lost."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import minilazy as ml
+
+BAD_CALLS = {
+    "broadcast": (lambda x: x + ml.ones((4,)), ml.ShapeError, r"add: cannot broadcast f32\[2,3\] "
+                  r"with f64\[4\]"),
+    "matmul": (lambda x: x @ x, ml.ShapeError, r"matmul: contracted dimensions differ: f32\[2,3\]"),
+    "axis": (lambda x: ml.sum(x, axis=2), np.exceptions.AxisError, "axis 2 is out of bounds"),
+    "reshape": (lambda x: ml.reshape(x, (4,)), ml.ShapeError, r"cannot reshape f32\[2,3\]"),
+    "index": (lambda x: x[2], IndexError, "index 2 is out of bounds for axis 0 with size 2"),
+    "too many indices": (lambda x: x[0, 0, 0], IndexError, "too many indices"),
+    "dtype": (lambda x: x & 1, TypeError, r"bitwise_and: not defined for dtypes \(float32"),
+    "bad dtype": (lambda x: ml.astype(x, np.complex64), TypeError, "complex64 is not supported"),
+    "overflow": (lambda x: ml.astype(x, ml.int8) + 300, OverflowError, "300 out of bounds for int8"),
+    "setitem": (lambda x: x.__setitem__(0, ml.ones((4,))), ml.ShapeError,
+                r"cannot broadcast a value of shape \(4,\) into shape \(3,\)"),
+    "empty max": (lambda x: ml.max(x[:, :0], axis=1), ValueError, "zero-size reduction"),
+    "bool mask": (lambda x: x[x > 0], IndexError, "boolean masks have a data-dependent shape"),
+    "in-place": (lambda x: x.__iadd__(ml.ones((3, 2, 3), dtype=ml.float32)), ValueError,
+                 "does not fit the target"),
+    "in-place cast": (lambda x: ml.astype(x, ml.int32).__iadd__(1.5), TypeError, "cannot cast"),
+}
+
+
+@pytest.mark.spec("LZ-ERR-001")
+@pytest.mark.spec("LZ-ERR-003")
+@pytest.mark.parametrize("name", list(BAD_CALLS))
+def test_bad_input_raises_at_the_call_and_nothing_is_lost(name):
+    call, error, message = BAD_CALLS[name]
+    x = ml.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
+    pending = ml.exp(x) + 1.0  # recorded before the error
+    with pytest.raises(error, match=message):
+        call(x)
+    assert ml.metrics().executions == 0  # raised while recording, not at a barrier
+    after = x * 2.0  # recording goes on normally
+    ml.mark_step()
+    expected = np.exp(np.arange(6, dtype=np.float32).reshape(2, 3)) + np.float32(1)
+    np.testing.assert_allclose(pending.numpy(), expected, rtol=1e-6)
+    np.testing.assert_array_equal(after.numpy(), np.arange(6, dtype=np.float32).reshape(2, 3) * 2)
+
+
+@pytest.mark.spec("LZ-ERR-004")
+def test_observation_of_a_big_tensor_as_a_scalar_is_a_clear_error():
+    x = ml.ones((2, 2))
+    for convert in (float, int, bool):
+        with pytest.raises(ValueError, match=r"needs a tensor of size 1, got shape \(2, 2\)"):
+            convert(x)
+    with pytest.raises(TypeError, match="only 0-d integer tensors"):
+        [0, 1][ml.ones(())]
+    assert ml.metrics().executions == 0
+
+
+@pytest.mark.spec("LZ-ERR-005")
+def test_mixing_devices_is_an_error_naming_both_devices():
+    script = textwrap.dedent("""
+        import os
+        os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
+        import numpy as np, minilazy as ml
+        d0, d1 = ml.devices("cpu")[:2]
+        a = ml.asarray(np.ones(3), device=d0)
+        b = ml.asarray(np.ones(3), device=d1)
+        keep = a * 2.0
+        try:
+            a + b
+        except ml.DeviceError as e:
+            print("error:", e)
+        moved = b.to(d0)
+        print((a + moved).tolist(), keep.tolist(), (b * 3).device)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert "error: add: operands are on different devices: f64[3] on cpu:0 and f64[3] on cpu:1" \
+        in out
+    assert "[2.0, 2.0, 2.0] [2.0, 2.0, 2.0] cpu:1" in out
+
+
+def test_unknown_platform_is_a_clear_error():
+    with pytest.raises(RuntimeError, match="no nonexistent devices available"):
+        ml.devices("nonexistent")
