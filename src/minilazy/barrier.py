@@ -19,7 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import runtime, tracer
-from minilazy.hashing import Cut, cut
+from minilazy.hashing import Cut, cut, roots_of
 from minilazy.ir import Device, Node, Op, data_leaf
 from minilazy.metrics import COUNTERS
 from minilazy.tracer import LIVE, STATE, Tensor
@@ -125,7 +125,7 @@ def _rebind(tensors: Sequence[Tensor], donate: bool, cause: str) -> None:
     for t in tensors:
         by_device.setdefault(t._device, []).append(t)
     for device, group in by_device.items():
-        roots = list(dict.fromkeys([t._node for t in group]))
+        roots = roots_of([t._node for t in group])
         c = cut(roots, device)
         if donate:
             held = {t._node for t in LIVE}

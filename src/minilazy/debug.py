@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from minilazy import lowering
 from minilazy.dtypes import DTYPES
-from minilazy.hashing import Cut, cut
+from minilazy.hashing import Cut, cut, roots_of
 from minilazy.indexing import ARRAY, INT, NEWAXIS
 from minilazy.ir import BINARY, UNARY, Attrs, Op
 from minilazy.ops import describe
@@ -207,7 +207,5 @@ def graph(*tensors: Tensor) -> Graph:
     devices = {t.device for t in tensors}
     if len(devices) > 1:
         raise ValueError(f"graph(): tensors are on several devices: {sorted(map(str, devices))}")
-    roots = list(dict.fromkeys(t._node for t in tensors if t.is_pending))
-    if not roots:
-        roots = [tensors[0]._node]
+    roots = roots_of(t._node for t in tensors) or [tensors[0]._node]
     return Graph(cut(roots, tensors[0].device))

@@ -11,10 +11,14 @@ process (only ``str`` hashing is salted), so keys are too. Never imports jax.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
+from typing import Final
 
-from minilazy.ir import LEAVES, Device, Node
+from minilazy.ir import LEAVES, Device, Node, Op
+
+_digest: Final = attrgetter("digest")
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,22 @@ class Cut:
     outputs: tuple[int, ...]
     device: Device
     key: int
+
+
+def roots_of(nodes: Iterable[Node]) -> list[Node]:
+    """The distinct pending nodes among ``nodes``, in a canonical order (by digest).
+
+    The barrier meets live tensors in no particular order (a weak set); sorting makes the same
+    program give the same linearisation, hence the same key, every time.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> a, b = x + 1.0, x * 2.0
+        >>> roots_of([a._node, b._node, a._node]) == roots_of([b._node, a._node])
+        True
+    """
+    return sorted({n: None for n in nodes if n.op is not Op.DATA}, key=_digest)
 
 
 def _linearize(roots: Sequence[Node]) -> dict[Node, int]:

@@ -1,0 +1,27 @@
+"""The README's example runs and prints what it claims."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import pathlib
+import re
+
+import pytest
+
+README = pathlib.Path(__file__).parents[1] / "README.md"
+
+
+@pytest.mark.spec("LZ-CACHE-001")
+def test_readme_example_compiles_once_in_100_steps():
+    code = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, str(README), "exec"), {})
+    claimed = re.search(r"print\(.*\)\s+# (.*)", code).group(1)
+    assert out.getvalue().strip() == claimed == "1 99"
+
+
+def test_readme_commands_are_the_ones_ci_runs():
+    ci = (README.parent / ".ci" / "run").read_text().strip().splitlines()[-1]
+    assert ci in README.read_text()
