@@ -39,3 +39,30 @@ def ops() -> dict[str, OpSpec]:
         'ulp'
     """
     return {name: OpSpec(name=name, **fields) for name, fields in _load("ops.toml")["ops"].items()}
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """One rule of the spec.
+
+    Example:
+        >>> rules()["LZ-REC-001"].level
+        'MUST'
+    """
+
+    id: str
+    level: str
+    section: str
+    summary: str
+    capability: str
+
+
+@cache
+def rules() -> dict[str, RuleSpec]:
+    """Every rule of the registry, by ID.
+
+    Example:
+        >>> sorted(rules())[0]
+        'LZ-BAR-001'
+    """
+    return {rid: RuleSpec(id=rid, **fields) for rid, fields in _load("rules.toml")["rules"].items()}

@@ -1,0 +1,58 @@
+"""The spec's prose and its machine-readable registry say the same thing, and every test that
+claims to check a rule names a rule that exists."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+
+import numpy as np
+
+import minilazy as ml
+from minilazy.conformance.registry import ops, rules
+
+ROOT = pathlib.Path(__file__).parents[1]
+PROSE = (ROOT / "spec" / "lazytensor.md").read_text()
+RULE_LINE = re.compile(r"^\*\*(LZ-[A-Z]+-\d{3})\*\* \((MUST|SHOULD|MAY|\*implementation-defined\*)\)"
+                       r" (.*)$", re.M)
+
+
+def _prose_rules():
+    return {rid: ("IMPL" if "implementation" in level else level, text)
+            for rid, level, text in RULE_LINE.findall(PROSE)}
+
+
+def test_every_rule_in_the_prose_is_in_the_registry_and_back():
+    prose = _prose_rules()
+    assert set(prose) == set(rules())
+    for rid, (level, text) in prose.items():
+        assert rules()[rid].level == level, rid
+        assert rules()[rid].summary == text, rid
+
+
+def test_rule_ids_are_unique_in_the_prose():
+    ids = [m[0] for m in RULE_LINE.findall(PROSE)]
+    assert len(ids) == len(set(ids))
+
+
+def _markers(path: pathlib.Path):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "spec" and node.args
+                and isinstance(node.args[0], ast.Constant)):
+            yield node.args[0].value
+
+
+def test_every_spec_marker_in_the_tests_names_a_known_rule():
+    used = {m for p in (ROOT / "tests").glob("test_*.py") for m in _markers(p)}
+    assert used, "no spec markers found"
+    assert used <= set(rules()), sorted(used - set(rules()))
+
+
+def test_every_registered_op_is_a_public_function_with_its_numpy_reference():
+    for spec in ops().values():
+        assert callable(getattr(ml, spec.name)), spec.name
+        assert callable(getattr(np, spec.numpy)), spec.numpy
+        assert spec.tolerance in {"exact", "ulp", "loose", "reduction"}
+        assert spec.domain in {"", "shift", "exponent", "trig"}
