@@ -7,12 +7,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from strategies import DTYPES, SHAPES, arrays, elements, loop_exists, numpy_fn
-
-from helpers import assert_matches
 
 import minilazy as ml
+from helpers import assert_matches
 from minilazy.conformance.registry import ops
+from strategies import DTYPES, SHAPES, arrays, elements, loop_exists, numpy_fn
 
 UNARY = [s for s in ops().values() if s.kind == "elementwise" and s.arity == 1]
 BINARY = [s for s in ops().values() if s.kind == "elementwise" and s.arity == 2]

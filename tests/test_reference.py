@@ -7,15 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from strategies import DTYPES, SHAPES, arrays, loop_exists, numpy_fn
-
-from helpers import assert_matches
 
 import minilazy as ml
+from helpers import assert_matches
 from minilazy import reference
 from minilazy.conformance.registry import ops
 from minilazy.ir import Op
 from minilazy.lowering import LOWER
+from strategies import DTYPES, SHAPES, arrays, loop_exists, numpy_fn
 
 ELEMENTWISE = [s for s in ops().values() if s.kind == "elementwise"]
 

@@ -14,8 +14,8 @@ from minilazy.conformance.registry import ops, rules
 
 ROOT = pathlib.Path(__file__).parents[1]
 PROSE = (ROOT / "spec" / "lazytensor.md").read_text()
-RULE_LINE = re.compile(r"^\*\*(LZ-[A-Z]+-\d{3})\*\* \((MUST|SHOULD|MAY|\*implementation-defined\*)\)"
-                       r" (.*)$", re.M)
+RULE_LINE = re.compile(r"^\*\*(LZ-[A-Z]+-\d{3})\*\* "
+                       r"\((MUST|SHOULD|MAY|\*implementation-defined\*)\) (.*)$", re.M)
 
 
 def _prose_rules():
