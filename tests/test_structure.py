@@ -16,7 +16,7 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes"}, {"metrics"}, {"ir"}, {"indexing", "ops"},
-    {"tracer", "creation", "elementwise", "reductions", "shaping"},
+    {"hooks"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
     {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"}, {"debug"},
     {"reference"}, {"__init__", "demo", "__main__"},
 ]
@@ -24,9 +24,18 @@ RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 JAX_ALLOWED = {"lowering", "runtime"}
 
 
+def _runtime_nodes(tree: ast.AST):
+    """Every node except those under `if TYPE_CHECKING:` (annotations only, never imported)."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            continue
+        yield node
+        yield from _runtime_nodes(node)
+
+
 def _imports(path: pathlib.Path) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _runtime_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
             if node.module == "minilazy":
                 found |= {a.name for a in node.names}

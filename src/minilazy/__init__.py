@@ -15,6 +15,7 @@ Example:
     False
 """
 
+from minilazy.autodiff import grad, value_and_grad
 from minilazy.barrier import (
     BarrierPolicy,
     current_policy,
@@ -155,6 +156,8 @@ from minilazy.tracer import Tensor
 
 __version__ = "0.1.0"
 __all__ = [
+    "grad",
+    "value_and_grad",
     "Graph",
     "graph",
     "abs",

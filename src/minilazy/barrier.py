@@ -18,11 +18,12 @@ from typing import Any, Final
 
 import numpy as np
 
-from minilazy import runtime, tracer
+from minilazy import runtime
 from minilazy.hashing import Cut, cut, roots_of
+from minilazy.hooks import LIVE, STATE
 from minilazy.ir import Device, Node, Op, data_leaf
 from minilazy.metrics import COUNTERS
-from minilazy.tracer import LIVE, STATE, Tensor
+from minilazy.tracer import Tensor
 
 
 @dataclass(frozen=True)
@@ -240,5 +241,5 @@ class _Backend:
             mark_step("auto")
 
 
-tracer.STATE.backend = _BACKEND = _Backend()
+STATE.backend = _BACKEND = _Backend()
 _apply(current_policy())

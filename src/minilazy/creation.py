@@ -16,8 +16,9 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.hooks import backend
 from minilazy.ir import Device, Node, Op, scalar_leaf
-from minilazy.tracer import Tensor, _host_to_tensor, backend, record
+from minilazy.tracer import Tensor, _host_to_tensor, record
 
 ShapeLike = int | Sequence[int]
 

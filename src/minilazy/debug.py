@@ -81,7 +81,7 @@ ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
                               Op.ALL)},
     Op.TENSORDOT: _tensordot, Op.RESHAPE: _first("shape"), Op.TRANSPOSE: _first("perm"),
     Op.BROADCAST: _first("shape"), Op.FLIP: _first("axes"), Op.CONCAT: _first("axis"),
-    Op.GETITEM: _index, Op.SETITEM: _index,
+    Op.GETITEM: _index, Op.SETITEM: _index, Op.SCATTER_ADD: _index,
 }
 
 

@@ -65,7 +65,18 @@ def roots_of(nodes: Iterable[Node]) -> list[Node]:
     return sorted({n: None for n in nodes if n.op is not Op.DATA}, key=_digest)
 
 
-def _linearize(roots: Sequence[Node]) -> dict[Node, int]:
+def linearize(roots: Sequence[Node]) -> tuple[Node, ...]:
+    """Every node below ``roots``, operands before users (what autodiff walks backwards).
+
+    Example:
+        >>> import minilazy as ml
+        >>> [n.op.value for n in linearize([ml.exp(ml.ones((2,)))._node])]
+        ['scalar', 'broadcast_to', 'exp']
+    """
+    return tuple(_positions(roots))
+
+
+def _positions(roots: Sequence[Node]) -> dict[Node, int]:
     index: dict[Node, int] = {}  # nodes hash by identity: this dict is "visited" and "position"
 
     def visit(n: Node) -> None:
@@ -74,9 +85,20 @@ def _linearize(roots: Sequence[Node]) -> dict[Node, int]:
                 visit(o)
         index[n] = len(index)
 
-    for r in roots:
-        if r not in index:
-            visit(r)
+    try:
+        for r in roots:
+            if r not in index:
+                visit(r)
+    except RecursionError:  # a very deep chain: Python-to-Python calls use no C stack (3.11+)
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, 1_000_000))
+        try:
+            index.clear()
+            for r in roots:
+                if r not in index:
+                    visit(r)
+        finally:
+            sys.setrecursionlimit(old)
     return index
 
 
@@ -89,15 +111,7 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
         >>> cut([(x + x)._node], x.device).key != cut([(x + y)._node], x.device).key
         True
     """
-    try:
-        index = _linearize(roots)
-    except RecursionError:  # a very deep chain: Python-to-Python calls use no C stack (3.11+)
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, 4 * sum(1 for _ in roots) + 1_000_000))
-        try:
-            index = _linearize(roots)
-        finally:
-            sys.setrecursionlimit(old)
+    index = _positions(roots)
     order = tuple(index)
     operands = tuple([tuple([index[o] for o in n.operands]) for n in order])
     outputs = tuple([index[r] for r in roots])

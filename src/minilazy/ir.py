@@ -113,6 +113,7 @@ class Op(enum.Enum):
     CONCAT = "concat"
     GETITEM = "getitem"
     SETITEM = "setitem"
+    SCATTER_ADD = "scatter_add"  # x with v added at an index (repeats add up): getitem's VJP
 
     # Members are singletons: hash by identity (fast, in C) instead of Enum's hash of the name.
     # The digest never uses this hash; it uses the stable OP_CODE below.
@@ -138,6 +139,7 @@ REDUCTIONS: Final = frozenset({
 })
 SHAPE_OPS: Final = frozenset({
     Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
+    Op.SCATTER_ADD,
 })
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}

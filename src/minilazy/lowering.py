@@ -190,7 +190,9 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
     target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
     while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops leading 1s of the value
         v = v.reshape(v.shape[1:])
-    return x.at[numpy_index(n.attrs, arrays)].set(jnp.broadcast_to(_cast(v, x.dtype), target))
+    at = x.at[numpy_index(n.attrs, arrays)]
+    v = jnp.broadcast_to(_cast(v, x.dtype), target)
+    return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
 
 
 def _concat(xs: Sequence[Array], n: Node) -> Array:
@@ -214,7 +216,7 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }
 
 

@@ -285,5 +285,5 @@ INFER: Final[Mapping[Op, Rule]] = {
     Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _flip, Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }

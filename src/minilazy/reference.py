@@ -113,7 +113,10 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
     while v.ndim > len(target):  # extra leading axes are 1s (checked when recorded)
         v = v[0]
     with np.errstate(all="ignore"):
-        out[index] = np.broadcast_to(v.astype(x.dtype), target)
+        if n.op is Op.SCATTER_ADD:
+            np.add.at(out, index, np.broadcast_to(v.astype(x.dtype), target))
+        else:
+            out[index] = np.broadcast_to(v.astype(x.dtype), target)
     return out
 
 
@@ -136,7 +139,7 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import operator
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
+
+import numpy as np
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,17 @@ class OpSpec:
     kind: str
     tolerance: str
     domain: str
+    method: str = ""
+
+    def numpy_callable(self) -> Callable[..., Any]:
+        """The NumPy callable that defines the op (a dotted name is looked up from ``numpy``).
+
+        Example:
+            >>> ops()["getitem"].numpy_callable()(np.arange(3), 1)
+            np.int64(1)
+        """
+        fn: Callable[..., Any] = operator.attrgetter(self.numpy)(np)
+        return fn
 
 
 def _load(name: str) -> dict[str, Any]:
