@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter, deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Final
@@ -55,6 +55,9 @@ class _Counters:
 
 
 COUNTERS: Final = _Counters()
+# Gauges read at snapshot time, registered by the layer that can measure them (the runtime
+# registers live device buffers and their bytes): metrics stays at the bottom of the stack.
+GAUGES: Final[dict[str, Callable[[], int]]] = {}
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,8 @@ class Metrics:
     barrier_causes: Mapping[str, int] = field(default_factory=dict)
     fallback_ops: Mapping[str, int] = field(default_factory=dict)
     compile_causes: Mapping[str, int] = field(default_factory=dict)
+    live_buffers: int = 0
+    live_bytes: int = 0
     compile_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
     execute_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
     trace_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
@@ -139,6 +144,7 @@ def metrics() -> Metrics:
         compile_timer=Timer.of(c.compile_times, c.compile_seconds),
         execute_timer=Timer.of(c.execute_times, c.execute_seconds),
         trace_timer=Timer.of(c.trace_times, c.trace_seconds),
+        **{name: gauge() for name, gauge in GAUGES.items()},
     )
 
 
@@ -185,6 +191,7 @@ def metrics_report() -> str:
         f"  to device           {m.transfers_to_device} transfers, {_kib(m.bytes_to_device)}",
         f"  to host             {m.transfers_to_host} transfers, {_kib(m.bytes_to_host)}",
         f"  donated buffers     {m.donations}",
+        f"  live on devices     {m.live_buffers} buffers, {_kib(m.live_bytes)}",
         f"  fallbacks           {m.fallbacks}   ({causes(m.fallback_ops)})",
         f"  trace time   {_ms(m.trace_timer)}",
         f"  compile time {_ms(m.compile_timer)}",

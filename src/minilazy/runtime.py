@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
-from typing import Any, Final
+from collections.abc import Callable, Sequence
+from typing import Any, Final, cast
 
 import jax
 import numpy as np
@@ -19,7 +19,7 @@ import numpy as np
 from minilazy.hashing import Cut
 from minilazy.ir import Device
 from minilazy.lowering import Compiled, compile_cut, jax_device
-from minilazy.metrics import COUNTERS
+from minilazy.metrics import COUNTERS, GAUGES
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
 
@@ -121,6 +121,17 @@ def to_host(buffer: Any) -> np.ndarray[Any, Any]:
 def wait(buffer: Any) -> None:
     """Block until the computation producing ``buffer`` has finished."""
     buffer.block_until_ready()
+
+
+_LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped in jax
+
+
+def _live_arrays() -> list[Any]:
+    return _LIVE_ARRAYS()
+
+
+GAUGES["live_buffers"] = lambda: len(_live_arrays())
+GAUGES["live_bytes"] = lambda: sum(a.nbytes for a in _live_arrays())
 
 
 class CompileCache:
