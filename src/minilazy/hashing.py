@@ -76,19 +76,21 @@ def linearize(roots: Sequence[Node]) -> tuple[Node, ...]:
     return tuple(_positions(roots))
 
 
+def _visit(n: Node, index: dict[Node, int]) -> None:
+    # A module-level function, not a closure: a recursive closure is a reference cycle that
+    # would keep the whole graph (and its device buffers) alive until the next gc run.
+    for o in n.operands:
+        if o not in index:
+            _visit(o, index)
+    index[n] = len(index)
+
+
 def _positions(roots: Sequence[Node]) -> dict[Node, int]:
     index: dict[Node, int] = {}  # nodes hash by identity: this dict is "visited" and "position"
-
-    def visit(n: Node) -> None:
-        for o in n.operands:
-            if o not in index:
-                visit(o)
-        index[n] = len(index)
-
     try:
         for r in roots:
             if r not in index:
-                visit(r)
+                _visit(r, index)
     except RecursionError:  # a very deep chain: Python-to-Python calls use no C stack (3.11+)
         old = sys.getrecursionlimit()
         sys.setrecursionlimit(max(old, 1_000_000))
@@ -96,7 +98,7 @@ def _positions(roots: Sequence[Node]) -> dict[Node, int]:
             index.clear()
             for r in roots:
                 if r not in index:
-                    visit(r)
+                    _visit(r, index)
         finally:
             sys.setrecursionlimit(old)
     return index
