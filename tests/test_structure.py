@@ -17,8 +17,9 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 LAYERS = [
     {"dtypes"}, {"metrics"}, {"ir"}, {"indexing", "ops"},
     {"hooks"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
-    {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"}, {"debug"},
-    {"reference"}, {"__init__", "demo", "__main__"},
+    {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
+    {"pycode"}, {"printers"}, {"debug"},
+    {"reference"}, {"datasets"}, {"__init__", "demo", "__main__"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 JAX_ALLOWED = {"lowering", "runtime"}

@@ -40,7 +40,13 @@ from minilazy.creation import (
     zeros,
     zeros_like,
 )
-from minilazy.debug import Graph, graph
+from minilazy.debug import (
+    CompileRecord,
+    RecompileWarning,
+    compile_history,
+    current_debug_level,
+    debug,
+)
 from minilazy.dtypes import (
     bool_ as bool,
 )
@@ -124,6 +130,7 @@ from minilazy.elementwise import (
 )
 from minilazy.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
 from minilazy.metrics import Metrics, metrics, metrics_report, reset_metrics
+from minilazy.printers import Graph, graph
 from minilazy.reductions import (
     all,
     any,
@@ -156,6 +163,11 @@ from minilazy.tracer import Tensor
 
 __version__ = "0.1.0"
 __all__ = [
+    "CompileRecord",
+    "RecompileWarning",
+    "compile_history",
+    "current_debug_level",
+    "debug",
     "grad",
     "value_and_grad",
     "Graph",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -20,7 +21,7 @@ import numpy as np
 
 from minilazy import runtime
 from minilazy.hashing import Cut, cut, roots_of
-from minilazy.hooks import LIVE, STATE
+from minilazy.hooks import LIVE, STATE, user_site
 from minilazy.ir import Device, Node, Op, data_leaf
 from minilazy.metrics import COUNTERS
 from minilazy.tracer import Tensor
@@ -128,11 +129,7 @@ def _rebind(tensors: Sequence[Tensor], donate: bool, cause: str) -> None:
     for device, group in by_device.items():
         roots = roots_of([t._node for t in group])
         c = cut(roots, device)
-        if donate:
-            held = {t._node for t in LIVE}
-            donated = tuple([p.op is Op.DATA and p not in held for p in c.params])
-        else:
-            donated = (False,) * len(c.params)
+        donated = _donations(c, roots) if donate else (False,) * len(c.params)
         start = time.perf_counter()
         entry = runtime.CACHE.lookup(c.key, donated)
         hit = entry is not None
@@ -147,6 +144,23 @@ def _rebind(tensors: Sequence[Tensor], donate: bool, cause: str) -> None:
             t._node = results[t._node]
         for listener in LISTENERS:
             listener(cause, c, not hit, time.perf_counter() - start)
+
+
+def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
+    """Which parameters' buffers to give to the outputs.
+
+    Those that no live tensor holds, and only as many per shape and dtype as there are outputs
+    to reuse them (XLA aliases like for like, and warns about the rest).
+    """
+    held = {t._node for t in LIVE}
+    wanted = Counter((r.shape, r.dtype) for r in roots)
+    mask = []
+    for p in c.params:
+        ok = p.op is Op.DATA and p not in held and wanted[p.shape, p.dtype] > 0
+        if ok:
+            wanted[p.shape, p.dtype] -= 1
+        mask.append(ok)
+    return tuple(mask)
 
 
 def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
@@ -219,6 +233,7 @@ class _Backend:
 
     def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
         if tensor._node.op is not Op.DATA:
+            COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
             if current_policy().observe_all:
                 mark_step(cause)
             else:

@@ -1,211 +1,223 @@
-"""Observability: see the pending graph as text, Graphviz, StableHLO and optimized HLO.
+"""Debugging: a line per barrier, and an answer to "why did this compile?".
 
-The layer above the barrier. :func:`graph` cuts the pending graph of some tensors exactly as a
-barrier would (same roots, same key) but runs nothing; its printers are tables keyed by ``Op``
-like every other interpretation of an op. Printing StableHLO or HLO lowers and compiles outside
-the compile cache and the metrics, so looking never changes what the counters say.
+The top of the observability layer. It listens to every barrier (``barrier.LISTENERS``). Each
+compile is explained by diffing the new graph against the nearest graph compiled before (the
+longest common prefix of their linearisations) and naming the first node that differs: first
+sight, shape changed, dtype changed, attribute changed, new op, rewired inputs. When compiles
+keep coming in a loop, a :class:`RecompileWarning` says so once, with the cause. Debug levels
+(``MINILAZY_DEBUG=1|2|3`` or ``with ml.debug(n):``) print one line per barrier, plus the IR,
+plus StableHLO.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import contextlib
+import os
+import sys
+import warnings
+from collections import OrderedDict, deque
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-from minilazy import lowering
-from minilazy.dtypes import DTYPES
-from minilazy.hashing import Cut, cut, roots_of
-from minilazy.indexing import ARRAY, INT, NEWAXIS
-from minilazy.ir import BINARY, UNARY, Attrs, Op
+from minilazy import barrier
+from minilazy.dtypes import short_name
+from minilazy.hashing import Cut
+from minilazy.hooks import STATE, user_site
+from minilazy.ir import Attrs, Node
+from minilazy.metrics import COUNTERS
 from minilazy.ops import describe
-from minilazy.tracer import Tensor
+from minilazy.printers import Graph
+
+# (op, attrs, shape, dtype, operand positions) per node: a compiled graph remembered without
+# holding its nodes (or their buffers) alive.
+Summary = tuple[tuple[str, Attrs, tuple[int, ...], str, tuple[int, ...]], ...]
 
 
-def _none(attrs: Attrs) -> str:
-    return ""
+class RecompileWarning(UserWarning):
+    """Compiles keep happening at barriers: the loop's graph is not stable.
 
-
-def _ints(value: object) -> list[int]:
-    assert isinstance(value, tuple)
-    out = []
-    for v in value:
-        assert isinstance(v, int)
-        out.append(v)
-    return out
-
-
-def _reduce(attrs: Attrs) -> str:
-    return f"axes={_ints(attrs[0])}" + (" keepdims" if attrs[1] else "")
-
-
-def _first(name: str) -> Callable[[Attrs], str]:
-    return lambda attrs: f"{name}={attrs[0]}"
-
-
-def _iota(attrs: Attrs) -> str:
-    return f"axis={attrs[1]}"
-
-
-def _convert(attrs: Attrs) -> str:
-    code = attrs[0]
-    assert isinstance(code, int)
-    return f"to={DTYPES[code]}"
-
-
-def _tensordot(attrs: Attrs) -> str:
-    return f"axes={_ints(attrs[0])},{_ints(attrs[1])}"
-
-
-def _index(attrs: Attrs) -> str:
-    parts = []
-    for entry in attrs:
-        assert isinstance(entry, tuple)
-        if entry[0] == INT:
-            parts.append(str(entry[1]))
-        elif entry[0] == NEWAXIS:
-            parts.append("None")
-        elif entry[0] == ARRAY:
-            parts.append(f"idx{entry[1]}")
-        else:
-            _, start, count, step, neg = entry
-            parts.append(f"{start}+{count}x{'-' if neg else ''}{step}")
-    return "[" + ", ".join(parts) + "]"
-
-
-# How each op shows its attributes in IR text (slices print as start+count x step).
-ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
-    **{op: _none for op in UNARY | BINARY},
-    Op.DATA: _none, Op.SCALAR: _none, Op.WHERE: _none, Op.MATMUL: _none,
-    Op.IOTA: _iota, Op.CONVERT: _convert,
-    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
-                              Op.ALL)},
-    Op.TENSORDOT: _tensordot, Op.RESHAPE: _first("shape"), Op.TRANSPOSE: _first("perm"),
-    Op.BROADCAST: _first("shape"), Op.FLIP: _first("axes"), Op.CONCAT: _first("axis"),
-    Op.GETITEM: _index, Op.SETITEM: _index, Op.SCATTER_ADD: _index,
-}
+    Example:
+        >>> issubclass(RecompileWarning, UserWarning)
+        True
+    """
 
 
 @dataclass(frozen=True)
-class Graph:
-    """The pending graph of some tensors, cut as a barrier would cut it, but not run.
+class CompileRecord:
+    """Why one compile happened.
+
+    Attributes:
+        key: the key of the graph compiled.
+        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``op``, ``inputs``, ``size`` or
+            ``donation``.
+        detail: a sentence naming the first node that differs from the nearest cached graph.
+        site: the user's ``file:line`` that recorded that node (when debug info is on).
+        barrier: what caused the barrier, and where: ``item at train.py:12``.
 
     Example:
         >>> import minilazy as ml
-        >>> x = ml.asarray([1.0, 2.0])
-        >>> g = ml.graph(ml.exp(x) * 2.0)
-        >>> g.num_nodes
-        4
-        >>> print(g.text())
-        %0 = data[0]                  : f64[2]
-        %1 = exp %0                   : f64[2]
-        %2 = scalar[1] (2.0)          : f64[]
-        %3 = multiply %1, %2          : f64[2]
-        return %3
+        >>> ml.sync(ml.ones((5,)) * 2.0)
+        >>> isinstance(ml.compile_history()[-1], ml.CompileRecord)
+        True
     """
 
-    cut: Cut
+    key: int
+    kind: str
+    detail: str
+    site: str | None
+    barrier: str
 
-    @property
-    def key(self) -> int:
-        """The compile-cache key this graph gets at a barrier."""
-        return self.cut.key
-
-    @property
-    def num_nodes(self) -> int:
-        """Nodes in the graph, parameters included."""
-        return len(self.cut.order)
-
-    def _lines(self) -> list[tuple[str, str, str]]:
-        params = {id(p): k for k, p in enumerate(self.cut.params)}
-        out = []
-        for i, (node, ins) in enumerate(zip(self.cut.order, self.cut.operands)):
-            if node.op is Op.DATA:
-                expr = f"data[{params[id(node)]}]"
-            elif node.op is Op.SCALAR:
-                expr = f"scalar[{params[id(node)]}] ({node.payload})"
-            else:
-                args = ", ".join(f"%{j}" for j in ins)
-                attrs = ATTRS[node.op](node.attrs)
-                expr = " ".join(p for p in (node.op.value, args, attrs) if p)
-            out.append((f"%{i} = {expr}", describe(node), node.site or ""))
-        return out
-
-    def text(self) -> str:
-        """One line per node: ``%3 = add %1, %2 : f32[2,3]`` (and the user line, if recorded)."""
-        rows = [f"{lhs:<29} : {ty}" + (f"  # {site}" if site else "")
-                for lhs, ty, site in self._lines()]
-        rows.append("return " + ", ".join(f"%{i}" for i in self.cut.outputs))
-        return "\n".join(rows)
-
-    def dot(self) -> str:
-        """Graphviz source: one box per node, an edge per operand.
-
-        Example:
-            >>> import minilazy as ml
-            >>> ml.graph(ml.ones((2,)) + 1.0).dot().splitlines()[0]
-            'digraph minilazy {'
-        """
-        lines = ["digraph minilazy {", "  node [shape=box, fontname=monospace];"]
-        for i, (lhs, ty, _) in enumerate(self._lines()):
-            label = lhs.split(" = ", 1)[1].replace('"', "'")
-            shape = ", style=rounded" if self.cut.order[i].op in (Op.DATA, Op.SCALAR) else ""
-            lines.append(f'  n{i} [label="{label}\\n{ty}"{shape}];')
-            lines.extend(f"  n{j} -> n{i};" for j in self.cut.operands[i])
-        lines.extend(f'  n{i} -> out{k}; out{k} [label="out {k}", shape=plaintext];'
-                     for k, i in enumerate(self.cut.outputs))
-        lines.append("}")
-        return "\n".join(lines)
-
-    def stablehlo(self) -> str:
-        """The program as StableHLO text (what JAX hands to XLA).
-
-        Example:
-            >>> import minilazy as ml
-            >>> "stablehlo.exponential" in ml.graph(ml.exp(ml.ones((2,)))).stablehlo()
-            True
-        """
-        text: str = lowering.lower(self.cut).as_text()
-        return text
-
-    def hlo(self) -> str:
-        """The optimized HLO XLA compiled (after fusion), for this device.
-
-        Example:
-            >>> import minilazy as ml
-            >>> "fusion" in ml.graph(ml.exp(ml.ones((2,))) * 2.0).hlo()
-            True
-        """
-        text: str = lowering.compile_cut(self.cut).executable.as_text()
-        return text
-
-    def cost(self) -> dict[str, float]:
-        """XLA's cost analysis of the compiled program (``flops``, ``bytes accessed``...).
-
-        Example:
-            >>> import minilazy as ml
-            >>> ml.graph(ml.exp(ml.asarray([1.0, 2.0, 3.0]))).cost()["transcendentals"]
-            3.0
-        """
-        analysis: Any = lowering.compile_cut(self.cut).executable.cost_analysis()
-        if isinstance(analysis, list):  # older jax: one dict per device
-            analysis = analysis[0]
-        return {str(k): float(v) for k, v in dict(analysis).items()}
+    def __str__(self) -> str:
+        where = f" (recorded at {self.site})" if self.site else ""
+        return f"{self.barrier}: compiled ({self.kind}): {self.detail}{where}"
 
 
-def graph(*tensors: Tensor) -> Graph:
-    """The pending graph below ``tensors``, as the next barrier on them would cut it.
+def _summary(c: Cut) -> Summary:
+    return tuple((n.op.value, n.attrs, n.shape, short_name(n.dtype), ins)
+                 for n, ins in zip(c.order, c.operands))
+
+
+def _first_difference(a: Summary, b: Summary) -> int:
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def explain(c: Cut, seen: list[Summary]) -> tuple[str, str, Node | None]:
+    """Why ``c`` needed a compile, given the summaries of graphs compiled before.
+
+    Returns (kind, detail, the first differing node of ``c`` or None).
 
     Example:
         >>> import minilazy as ml
-        >>> x = ml.ones((2, 3))
-        >>> g = ml.graph(ml.sum(x, axis=1))
-        >>> g.num_nodes, g.key == ml.graph(ml.sum(x, axis=1)).key
-        (3, True)
+        >>> from minilazy.hashing import cut
+        >>> old = cut([ml.exp(ml.ones((2,)))._node], ml.default_device())
+        >>> new = cut([ml.exp(ml.ones((3,)))._node], ml.default_device())
+        >>> explain(new, [_summary(old)])[:2]
+        ('shape', '%1 broadcast_to is f64[3], was f64[2]')
     """
-    if not tensors:
-        raise ValueError("graph() needs at least one tensor")
-    devices = {t.device for t in tensors}
-    if len(devices) > 1:
-        raise ValueError(f"graph(): tensors are on several devices: {sorted(map(str, devices))}")
-    roots = roots_of(t._node for t in tensors) or [tensors[0]._node]
-    return Graph(cut(roots, tensors[0].device))
+    if not seen:
+        return "first", "the first graph compiled", None
+    mine = _summary(c)
+    # the nearest graph: the longest common prefix (the latest one on a tie)
+    best = max(range(len(seen)), key=lambda k: (_first_difference(mine, seen[k]), k))
+    other = seen[best]
+    i = _first_difference(mine, other)
+    if i == len(mine) == len(other):
+        return "donation", "same graph, other buffers donated", None
+    if i == len(other):
+        node = c.order[i]
+        return "size", f"the graph grew: %{i} {node.op.value} is new", node
+    if i == len(mine):
+        return "size", f"the graph shrank: it ends at %{i - 1}, the cached one goes on", None
+    node = c.order[i]
+    op, attrs, shape, dtype, ins = other[i]
+    was = f"{dtype}[{','.join(map(str, shape))}]"
+    if op != node.op.value:
+        return "op", f"%{i} is {node.op.value} where the cached graph has {op}", node
+    if shape != node.shape:
+        return "shape", f"%{i} {op} is {describe(node)}, was {was}", node
+    if dtype != short_name(node.dtype):
+        return "dtype", f"%{i} {op} is {describe(node)}, was {was}", node
+    if attrs != node.attrs:
+        return "attribute", f"%{i} {op} has attributes {node.attrs}, was {attrs}", node
+    return "inputs", f"%{i} {op} reads {list(c.operands[i])}, was {list(ins)}", node
+
+
+class _Debugger:
+    """The barrier listener: compile causes, the recompile analyzer, and debug output."""
+
+    def __init__(self) -> None:
+        self.level = int(os.environ.get("MINILAZY_DEBUG", "0") or 0)
+        self.seen: deque[Summary] = deque(maxlen=256)
+        self.history: deque[CompileRecord] = deque(maxlen=100)
+        # compiled? for the last 10 barriers at each user line: a loop is one line, repeated
+        self.recent: OrderedDict[str | None, deque[bool]] = OrderedDict()
+        self.warned: set[str | None] = set()
+
+    def __call__(self, cause: str, c: Cut, compiled: bool, seconds: float) -> None:
+        site = user_site()
+        where = f"{cause} at {site}" if site else cause
+        recent = self.recent.setdefault(site, deque(maxlen=10))
+        self.recent.move_to_end(site)
+        if len(self.recent) > 64:
+            self.recent.popitem(last=False)
+        recent.append(compiled)
+        if compiled:
+            kind, detail, node = explain(c, list(self.seen))
+            self.seen.append(_summary(c))
+            record = CompileRecord(c.key, kind, detail, node.site if node else None, where)
+            self.history.append(record)
+            COUNTERS.compile_causes[kind] += 1
+            if len(recent) == 10 and sum(recent) > 5 and site not in self.warned:
+                self.warned.add(site)  # once per line: a warning per step would be noise
+                file, _, line = (site or "?:0").rpartition(":")
+                warnings.warn_explicit(RecompileWarning(
+                    f"minilazy compiled at {sum(recent)} of the last 10 barriers on this line: "
+                    f"the graph changes every step. Last: {record}. See "
+                    "ml.compile_history()."), RecompileWarning, file, int(line))
+        if self.level:
+            self._print(where, c, compiled, seconds)
+
+    def _print(self, where: str, c: Cut, compiled: bool, seconds: float) -> None:
+        what = f"compiled ({self.history[-1].kind})" if compiled else "cache hit"
+        print(f"[minilazy] barrier {where}: key {c.key & 0xFFFFFFFF:08x}, {len(c.order)} nodes, "
+              f"{what}, {seconds * 1e3:.2f} ms", file=sys.stderr)
+        if compiled and self.history[-1].kind != "first":
+            print(f"[minilazy]   why: {self.history[-1].detail}", file=sys.stderr)
+        if self.level >= 2:
+            print(Graph(c).text(), file=sys.stderr)
+        if self.level >= 3:
+            print(Graph(c).stablehlo(), file=sys.stderr)
+
+
+DEBUGGER: Final = _Debugger()
+barrier.LISTENERS.append(DEBUGGER)
+STATE.sites = DEBUGGER.level > 0
+
+
+def compile_history() -> list[CompileRecord]:
+    """The last 100 compiles, each with its cause.
+
+    Example:
+        >>> import minilazy as ml
+        >>> for n in (2, 3):
+        ...     ml.sync(ml.ones((n,)) * 2.0)
+        >>> [r.kind for r in ml.compile_history()[-1:]]
+        ['shape']
+    """
+    return list(DEBUGGER.history)
+
+
+@contextlib.contextmanager
+def debug(level: int = 1) -> Iterator[None]:
+    """Print a line per barrier (1), plus the IR (2), plus StableHLO (3), inside the block.
+
+    Level 1 and up also records the user's ``file:line`` on every node, for the IR text and
+    for compile causes.
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.debug(0):
+        ...     ml.current_debug_level()
+        0
+    """
+    old_level, old_sites = DEBUGGER.level, STATE.sites
+    DEBUGGER.level, STATE.sites = level, level > 0
+    try:
+        yield
+    finally:
+        DEBUGGER.level, STATE.sites = old_level, old_sites
+
+
+def current_debug_level() -> int:
+    """The debug level in force (``MINILAZY_DEBUG`` or the innermost ``ml.debug``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.current_debug_level() >= 0
+        True
+    """
+    return DEBUGGER.level

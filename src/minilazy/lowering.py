@@ -296,7 +296,11 @@ def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
         >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
         ()
     """
-    lowered = lower(c, donated)
+    return compile_lowered(lower(c, donated), c.device, donated)
+
+
+def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...]) -> Compiled:
+    """Compile a lowered program for ``device`` (XLA's part of compile time)."""
     with jax.enable_x64(True):
-        executable = lowered.compile(_options(c.device))
+        executable = lowered.compile(_options(device))
     return Compiled(executable, donated, lowered)

@@ -24,8 +24,8 @@ class _Counters:
         "ops_recorded", "barriers", "compiles", "cache_hits", "executions",
         "transfers_to_device", "transfers_to_host", "bytes_to_device", "bytes_to_host",
         "fallbacks", "donations", "compile_seconds", "execute_seconds", "trace_seconds",
-        "barrier_causes", "fallback_ops", "compile_causes", "compile_times", "execute_times",
-        "trace_times",
+        "barrier_causes", "fallback_ops", "compile_causes", "observation_sites", "compile_times",
+        "execute_times", "trace_times",
     )
 
     def __init__(self) -> None:
@@ -49,6 +49,7 @@ class _Counters:
         self.barrier_causes: Counter[str] = Counter()
         self.fallback_ops: Counter[str] = Counter()
         self.compile_causes: Counter[str] = Counter()
+        self.observation_sites: Counter[str] = Counter()  # "item at train.py:12": hidden syncs
         self.compile_times: deque[float] = deque(maxlen=_SAMPLES)
         self.execute_times: deque[float] = deque(maxlen=_SAMPLES)
         self.trace_times: deque[float] = deque(maxlen=_SAMPLES)
@@ -118,6 +119,7 @@ class Metrics:
     barrier_causes: Mapping[str, int] = field(default_factory=dict)
     fallback_ops: Mapping[str, int] = field(default_factory=dict)
     compile_causes: Mapping[str, int] = field(default_factory=dict)
+    observation_sites: Mapping[str, int] = field(default_factory=dict)
     live_buffers: int = 0
     live_bytes: int = 0
     compile_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
@@ -135,12 +137,13 @@ def metrics() -> Metrics:
     """
     c = COUNTERS
     scalars = {f.name: getattr(c, f.name) for f in fields(Metrics) if f.name in _Counters.__slots__
-               and not f.name.endswith(("causes", "_ops"))}
+               and not f.name.endswith(("causes", "_ops", "_sites"))}
     return Metrics(
         **scalars,
         barrier_causes=MappingProxyType(dict(c.barrier_causes)),
         fallback_ops=MappingProxyType(dict(c.fallback_ops)),
         compile_causes=MappingProxyType(dict(c.compile_causes)),
+        observation_sites=MappingProxyType(dict(c.observation_sites)),
         compile_timer=Timer.of(c.compile_times, c.compile_seconds),
         execute_timer=Timer.of(c.execute_times, c.execute_seconds),
         trace_timer=Timer.of(c.trace_times, c.trace_seconds),
@@ -193,6 +196,9 @@ def metrics_report() -> str:
         f"  donated buffers     {m.donations}",
         f"  live on devices     {m.live_buffers} buffers, {_kib(m.live_bytes)}",
         f"  fallbacks           {m.fallbacks}   ({causes(m.fallback_ops)})",
+        "  observations that ran a barrier (hidden syncs), most frequent first:",
+        *(f"    {n:6d} x  {site}" for site, n in sorted(m.observation_sites.items(),
+                                                       key=lambda kv: -kv[1])[:5]),
         f"  trace time   {_ms(m.trace_timer)}",
         f"  compile time {_ms(m.compile_timer)}",
         f"  execute time {_ms(m.execute_timer)}",

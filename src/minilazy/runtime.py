@@ -18,7 +18,7 @@ import numpy as np
 
 from minilazy.hashing import Cut
 from minilazy.ir import Device
-from minilazy.lowering import Compiled, compile_cut, jax_device
+from minilazy.lowering import Compiled, compile_lowered, jax_device, lower
 from minilazy.metrics import COUNTERS, GAUGES
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
@@ -160,8 +160,12 @@ class CompileCache:
     def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
         """Compile ``c`` and cache it, evicting the least recently used entry when full."""
         start = time.perf_counter()
-        entry = compile_cut(c, donated)
-        seconds = time.perf_counter() - start
+        lowered = lower(c, donated)
+        traced = time.perf_counter()
+        entry = compile_lowered(lowered, c.device, donated)
+        seconds = time.perf_counter() - traced
+        COUNTERS.trace_seconds += traced - start
+        COUNTERS.trace_times.append(traced - start)
         COUNTERS.compiles += 1
         COUNTERS.compile_seconds += seconds
         COUNTERS.compile_times.append(seconds)

@@ -101,7 +101,8 @@ def _host_to_tensor(x: Any, dtype: DType | None, device: Device) -> Tensor:
         # NumPy gives int64/float64 for Python numbers; anything else (complex, str) is out.
         dtypes.canonical(array.dtype)
     buffer = backend().to_device(array, device)
-    return Tensor(Node(Op.DATA, (), (), array.shape, array.dtype, buffer), device)
+    site = user_site() if STATE.sites else None
+    return Tensor(Node(Op.DATA, (), (), array.shape, array.dtype, buffer, site), device)
 
 
 def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:

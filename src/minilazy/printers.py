@@ -1,0 +1,245 @@
+"""Observability: see the pending graph as text, Graphviz, StableHLO and optimized HLO.
+
+The layer above the barrier. :func:`graph` cuts the pending graph of some tensors exactly as a
+barrier would (same roots, same key) but runs nothing; its printers are tables keyed by ``Op``
+like every other interpretation of an op. Printing StableHLO or HLO lowers and compiles outside
+the compile cache and the metrics, so looking never changes what the counters say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from minilazy import lowering
+from minilazy.dtypes import DTYPES
+from minilazy.hashing import Cut, cut, roots_of
+from minilazy.hooks import backend
+from minilazy.indexing import ARRAY, INT, NEWAXIS
+from minilazy.ir import BINARY, UNARY, Attrs, Op
+from minilazy.ops import describe
+from minilazy.pycode import to_python
+from minilazy.tracer import Tensor
+
+
+def _none(attrs: Attrs) -> str:
+    return ""
+
+
+def _ints(value: object) -> list[int]:
+    assert isinstance(value, tuple)
+    out = []
+    for v in value:
+        assert isinstance(v, int)
+        out.append(v)
+    return out
+
+
+def _reduce(attrs: Attrs) -> str:
+    return f"axes={_ints(attrs[0])}" + (" keepdims" if attrs[1] else "")
+
+
+def _first(name: str) -> Callable[[Attrs], str]:
+    return lambda attrs: f"{name}={attrs[0]}"
+
+
+def _iota(attrs: Attrs) -> str:
+    return f"axis={attrs[1]}"
+
+
+def _convert(attrs: Attrs) -> str:
+    code = attrs[0]
+    assert isinstance(code, int)
+    return f"to={DTYPES[code]}"
+
+
+def _tensordot(attrs: Attrs) -> str:
+    return f"axes={_ints(attrs[0])},{_ints(attrs[1])}"
+
+
+def _index(attrs: Attrs) -> str:
+    parts = []
+    for entry in attrs:
+        assert isinstance(entry, tuple)
+        if entry[0] == INT:
+            parts.append(str(entry[1]))
+        elif entry[0] == NEWAXIS:
+            parts.append("None")
+        elif entry[0] == ARRAY:
+            parts.append(f"idx{entry[1]}")
+        else:
+            _, start, count, step, neg = entry
+            parts.append(f"{start}+{count}x{'-' if neg else ''}{step}")
+    return "[" + ", ".join(parts) + "]"
+
+
+# How each op shows its attributes in IR text (slices print as start+count x step).
+ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
+    **{op: _none for op in UNARY | BINARY},
+    Op.DATA: _none, Op.SCALAR: _none, Op.WHERE: _none, Op.MATMUL: _none,
+    Op.IOTA: _iota, Op.CONVERT: _convert,
+    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
+                              Op.ALL)},
+    Op.TENSORDOT: _tensordot, Op.RESHAPE: _first("shape"), Op.TRANSPOSE: _first("perm"),
+    Op.BROADCAST: _first("shape"), Op.FLIP: _first("axes"), Op.CONCAT: _first("axis"),
+    Op.GETITEM: _index, Op.SETITEM: _index, Op.SCATTER_ADD: _index,
+}
+
+
+@dataclass(frozen=True)
+class Graph:
+    """The pending graph of some tensors, cut as a barrier would cut it, but not run.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([1.0, 2.0])
+        >>> g = ml.graph(ml.exp(x) * 2.0)
+        >>> g.num_nodes
+        4
+        >>> print(g.text())
+        %0 = data[0]                  : f64[2]
+        %1 = exp %0                   : f64[2]
+        %2 = scalar[1] (2.0)          : f64[]
+        %3 = multiply %1, %2          : f64[2]
+        return %3
+    """
+
+    cut: Cut
+
+    @property
+    def key(self) -> int:
+        """The compile-cache key this graph gets at a barrier."""
+        return self.cut.key
+
+    @property
+    def num_nodes(self) -> int:
+        """Nodes in the graph, parameters included."""
+        return len(self.cut.order)
+
+    def _lines(self) -> list[tuple[str, str, str]]:
+        params = {id(p): k for k, p in enumerate(self.cut.params)}
+        out = []
+        for i, (node, ins) in enumerate(zip(self.cut.order, self.cut.operands)):
+            if node.op is Op.DATA:
+                expr = f"data[{params[id(node)]}]"
+            elif node.op is Op.SCALAR:
+                expr = f"scalar[{params[id(node)]}] ({node.payload})"
+            else:
+                args = ", ".join(f"%{j}" for j in ins)
+                attrs = ATTRS[node.op](node.attrs)
+                expr = " ".join(p for p in (node.op.value, args, attrs) if p)
+            out.append((f"%{i} = {expr}", describe(node), node.site or ""))
+        return out
+
+    def text(self) -> str:
+        """One line per node: ``%3 = add %1, %2 : f32[2,3]`` (and the user line, if recorded)."""
+        rows = [f"{lhs:<29} : {ty}" + (f"  # {site}" if site else "")
+                for lhs, ty, site in self._lines()]
+        rows.append("return " + ", ".join(f"%{i}" for i in self.cut.outputs))
+        return "\n".join(rows)
+
+    def dot(self) -> str:
+        """Graphviz source: one box per node, an edge per operand.
+
+        Example:
+            >>> import minilazy as ml
+            >>> ml.graph(ml.ones((2,)) + 1.0).dot().splitlines()[0]
+            'digraph minilazy {'
+        """
+        lines = ["digraph minilazy {", "  node [shape=box, fontname=monospace];"]
+        for i, (lhs, ty, _) in enumerate(self._lines()):
+            label = lhs.split(" = ", 1)[1].replace('"', "'")
+            shape = ", style=rounded" if self.cut.order[i].op in (Op.DATA, Op.SCALAR) else ""
+            lines.append(f'  n{i} [label="{label}\\n{ty}"{shape}];')
+            lines.extend(f"  n{j} -> n{i};" for j in self.cut.operands[i])
+        lines.extend(f'  n{i} -> out{k}; out{k} [label="out {k}", shape=plaintext];'
+                     for k, i in enumerate(self.cut.outputs))
+        lines.append("}")
+        return "\n".join(lines)
+
+    def to_python(self) -> str:
+        """Plain minilazy code that records this graph again (same key; zeros for data).
+
+        Example:
+            >>> import minilazy as ml
+            >>> code = ml.graph(ml.exp(ml.ones((2,))) * 3.0).to_python()
+            >>> scope = {}
+            >>> exec(code, scope)
+            >>> ml.graph(*scope["outputs"]).key == ml.graph(ml.exp(ml.ones((2,))) * 3.0).key
+            True
+        """
+        return to_python(self.cut, backend().default_device())
+
+    def render(self, path: str, format: str = "svg") -> str:
+        """Draw the graph with Graphviz (the ``graphviz`` package and its ``dot`` program).
+
+        Returns the path written. Raises ``RuntimeError`` saying what to install if either is
+        missing.
+        """
+        try:
+            import graphviz
+        except ImportError:
+            raise RuntimeError("render() needs the graphviz package: pip install graphviz") \
+                from None
+        source = graphviz.Source(self.dot())
+        try:
+            written: str = source.render(outfile=path, format=format, cleanup=True)
+        except graphviz.ExecutableNotFound:
+            raise RuntimeError("render() needs Graphviz's dot program (apt install graphviz)") \
+                from None
+        return written
+
+    def stablehlo(self) -> str:
+        """The program as StableHLO text (what JAX hands to XLA).
+
+        Example:
+            >>> import minilazy as ml
+            >>> "stablehlo.exponential" in ml.graph(ml.exp(ml.ones((2,)))).stablehlo()
+            True
+        """
+        text: str = lowering.lower(self.cut).as_text()
+        return text
+
+    def hlo(self) -> str:
+        """The optimized HLO XLA compiled (after fusion), for this device.
+
+        Example:
+            >>> import minilazy as ml
+            >>> "fusion" in ml.graph(ml.exp(ml.ones((2,))) * 2.0).hlo()
+            True
+        """
+        text: str = lowering.compile_cut(self.cut).executable.as_text()
+        return text
+
+    def cost(self) -> dict[str, float]:
+        """XLA's cost analysis of the compiled program (``flops``, ``bytes accessed``...).
+
+        Example:
+            >>> import minilazy as ml
+            >>> ml.graph(ml.exp(ml.asarray([1.0, 2.0, 3.0]))).cost()["transcendentals"]
+            3.0
+        """
+        analysis: Any = lowering.compile_cut(self.cut).executable.cost_analysis()
+        if isinstance(analysis, list):  # older jax: one dict per device
+            analysis = analysis[0]
+        return {str(k): float(v) for k, v in dict(analysis).items()}
+
+
+def graph(*tensors: Tensor) -> Graph:
+    """The pending graph below ``tensors``, as the next barrier on them would cut it.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2, 3))
+        >>> g = ml.graph(ml.sum(x, axis=1))
+        >>> g.num_nodes, g.key == ml.graph(ml.sum(x, axis=1)).key
+        (3, True)
+    """
+    if not tensors:
+        raise ValueError("graph() needs at least one tensor")
+    devices = {t.device for t in tensors}
+    if len(devices) > 1:
+        raise ValueError(f"graph(): tensors are on several devices: {sorted(map(str, devices))}")
+    roots = roots_of(t._node for t in tensors) or [tensors[0]._node]
+    return Graph(cut(roots, tensors[0].device))

@@ -1,0 +1,187 @@
+"""The Python printer: a cut graph as plain minilazy code that records the same graph again.
+
+Part of the observability layer. :data:`PYTHON` maps every op to a rule writing the public call
+that records it (``ml.exp(v0)``, ``v1[2:, None]``, ``ml.sum(v3, axis=(1,))``); the few internal
+ops with no public function (``iota``, ``scatter_add``, an identity reshape) are written as
+:func:`replay` calls. Running the code rebuilds a graph with the same key: data are zeros of the
+right shape, which the key never looks at.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+from minilazy import dtypes
+from minilazy.dtypes import Scalar
+from minilazy.hashing import Cut
+from minilazy.hooks import backend
+from minilazy.indexing import ARRAY, INT, NEWAXIS
+from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
+from minilazy.tracer import Tensor, record
+
+# A rule: (name of the result, the node, the operands' expressions) -> lines of code.
+Rule = Callable[[str, Node, Sequence[str]], list[str]]
+
+
+def replay(op: str, *operands: Tensor, attrs: Attrs = (), device: Device | None = None
+           ) -> Tensor:
+    """Record op ``op`` (its IR name) directly: for ops with no public function.
+
+    Example:
+        >>> import minilazy as ml
+        >>> replay("iota", attrs=((3,), 0, 4)).tolist()
+        [0, 1, 2]
+    """
+    dev = operands[0].device if operands else (device or backend().default_device())
+    return record(Op(op), tuple(t._node for t in operands), attrs, dev)
+
+
+def scalar(value: Scalar, dtype: str) -> Tensor:
+    """A Python number as a scalar parameter of ``dtype`` (what ``x + 2.0`` records for 2.0).
+
+    Example:
+        >>> scalar(2.0, "float32").dtype
+        dtype('float32')
+    """
+    return Tensor(scalar_leaf(value, dtypes.canonical(dtype)), backend().default_device())
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"
+    return repr(value)
+
+
+def _call(fn: str, **kwargs: object) -> Rule:
+    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+    return lambda name, n, args: [f"{name} = ml.{fn}({', '.join(args)}{extra})"]
+
+
+def _elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = ml.{n.op.value}({', '.join(args)})"]
+
+
+def _replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    ops = "".join(f", {a}" for a in args)
+    return [f"{name} = replay({n.op.value!r}{ops}, attrs={n.attrs!r})"]
+
+
+def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    axes, keepdims = n.attrs
+    assert isinstance(axes, tuple)
+    axis: object = axes
+    if n.op in (Op.ARGMAX, Op.ARGMIN):  # one axis, or None for all of them
+        axis = axes[0] if len(axes) == 1 and len(n.operands[0].shape) > 1 else None
+    keep = ", keepdims=True" if keepdims else ""
+    return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
+
+
+def _index(n: Node, args: Sequence[str]) -> str:
+    parts = []
+    for entry in n.attrs:
+        assert isinstance(entry, tuple)
+        if entry[0] == INT:
+            parts.append(str(entry[1]))
+        elif entry[0] == NEWAXIS:
+            parts.append("None")
+        elif entry[0] == ARRAY:
+            parts.append(args[entry[1]])
+        else:
+            _, start, count, step, neg = entry
+            step = -step if neg else step
+            stop = start + count * step
+            parts.append(f"{start}:{'' if stop < 0 else stop}:{step}")
+    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
+
+
+def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = {args[0]}[{_index(n, args[1:])}]"]
+
+
+def _setitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    if n.op is Op.SCATTER_ADD:
+        return _replayed(name, n, args)
+    # a new handle on the same value, then the in-place update rebinds just that handle
+    return [f"{name} = ml.positive({args[0]})", f"{name}[{_index(n, args[2:])}] = {args[1]}"]
+
+
+def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    if n.shape == n.operands[0].shape:  # ml.reshape would not record an identity
+        return _replayed(name, n, args)
+    return [f"{name} = ml.reshape({args[0]}, {n.shape!r})"]
+
+
+def _broadcast(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    if n.operands[0].op is Op.SCALAR:  # what ml.full records
+        return [f"{name} = ml.full({n.shape!r}, {args[0]}, dtype='{n.dtype}')"]
+    return [f"{name} = ml.broadcast_to({args[0]}, {n.shape!r})"]
+
+
+def _convert(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = ml.astype({args[0]}, '{n.dtype}')"]
+
+
+def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = ml.concat([{', '.join(args)}], axis={n.attrs[0]})"]
+
+
+def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return []  # parameters are written by to_python itself
+
+
+PYTHON: Final[Mapping[Op, Rule]] = {
+    **{op: _elementwise for op in UNARY | BINARY},
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _replayed, Op.CONVERT: _convert,
+    Op.WHERE: _call("where"),
+    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
+                              Op.ALL)},
+    Op.MATMUL: _call("matmul"), Op.TENSORDOT: lambda name, n, args: [
+        f"{name} = ml.tensordot({args[0]}, {args[1]}, axes={n.attrs!r})"],
+    Op.RESHAPE: _reshape, Op.TRANSPOSE: lambda name, n, args: [
+        f"{name} = ml.permute_dims({args[0]}, {n.attrs[0]!r})"],
+    Op.BROADCAST: _broadcast, Op.FLIP: lambda name, n, args: [
+        f"{name} = ml.flip({args[0]}, axis={n.attrs[0]!r})"],
+    Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+}
+
+
+def to_python(c: Cut, default: Device) -> str:
+    """The cut as a runnable minilazy program ending with ``outputs = [...]``.
+
+    Example:
+        >>> import numpy as np
+        >>> import minilazy as ml
+        >>> from minilazy.hashing import cut
+        >>> x = ml.asarray(np.ones((2, 3), np.float32))
+        >>> print(to_python(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
+        import numpy as np
+        import minilazy as ml
+        from minilazy.pycode import replay, scalar
+        <BLANKLINE>
+        v0 = ml.asarray(np.zeros((2, 3), 'float32'))
+        v1 = ml.exp(v0)
+        v2 = v1[0, 2::-1]
+        outputs = [v2]
+    """
+    lines = ["import numpy as np", "import minilazy as ml",
+             "from minilazy.pycode import replay, scalar", ""]
+    names: list[str] = []
+    for i, (node, ins) in enumerate(zip(c.order, c.operands)):
+        if node.op is Op.SCALAR:
+            value = _literal(node.payload)
+            public = all(PYTHON[u.op] is not _replayed for u in c.order if node in u.operands)
+            names.append(value if public else f"scalar({value}, '{node.dtype}')")
+            continue
+        name = f"v{i}"
+        names.append(name)
+        if node.op is Op.DATA:
+            where = "" if c.device == default else f", device=ml.devices({c.device.platform!r})" \
+                                                    f"[{c.device.index}]"
+            lines.append(f"{name} = ml.asarray(np.zeros({node.shape!r}, '{node.dtype}'){where})")
+        else:
+            lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))
+    lines.append(f"outputs = [{', '.join(names[i] for i in c.outputs)}]")
+    return "\n".join(lines)
+

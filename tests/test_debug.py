@@ -1,0 +1,189 @@
+"""Seeing inside: printers (golden text), Python round trip, compile causes, hidden syncs."""
+
+from __future__ import annotations
+
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import minilazy as ml
+from minilazy.debug import DEBUGGER
+from minilazy.ir import Op
+from minilazy.printers import ATTRS
+from minilazy.pycode import PYTHON
+
+
+def _sample():
+    x = ml.asarray(np.ones((2, 3), np.float32))
+    y = ml.sum(ml.tanh(x * 2.0)[:, ::-1], axis=1, keepdims=True)
+    z = ml.astype(y, ml.float64) @ ml.ones((1, 4))
+    z[0, 1:] = 5.0
+    return z
+
+
+def test_text_printer_golden():
+    assert ml.graph(_sample()).text() == textwrap.dedent("""\
+        %0 = data[0]                  : f32[2,3]
+        %1 = scalar[1] (2.0)          : f32[]
+        %2 = multiply %0, %1          : f32[2,3]
+        %3 = tanh %2                  : f32[2,3]
+        %4 = getitem %3 [0+2x1, 2+3x-1] : f32[2,3]
+        %5 = sum %4 axes=[1] keepdims : f32[2,1]
+        %6 = astype %5 to=float64     : f64[2,1]
+        %7 = scalar[2] (1.0)          : f64[]
+        %8 = broadcast_to %7 shape=(1, 4) : f64[1,4]
+        %9 = matmul %6, %8            : f64[2,4]
+        %10 = scalar[3] (5.0)         : f64[]
+        %11 = setitem %9, %10 [0, 1+3x1] : f64[2,4]
+        return %11""")
+
+
+def test_dot_printer_golden():
+    x = ml.asarray(np.ones(2))
+    assert ml.graph(ml.exp(x) + x).dot() == textwrap.dedent("""\
+        digraph minilazy {
+          node [shape=box, fontname=monospace];
+          n0 [label="data[0]\\nf64[2]", style=rounded];
+          n1 [label="exp %0\\nf64[2]"];
+          n0 -> n1;
+          n2 [label="add %1, %0\\nf64[2]"];
+          n1 -> n2;
+          n0 -> n2;
+          n2 -> out0; out0 [label="out 0", shape=plaintext];
+        }""")
+
+
+def test_sites_appear_in_the_text_when_debug_info_is_on():
+    with ml.debug(1):
+        y = ml.exp(ml.ones((2,)))
+    assert "test_debug.py" in ml.graph(y).text().splitlines()[-2]
+
+
+def test_every_op_has_a_text_and_a_python_printer():
+    assert set(ATTRS) == set(Op) == set(PYTHON)
+
+
+# Random programs for the round trip: chains of ops over a few inputs.
+STEPS = st.lists(st.sampled_from([
+    lambda a, b: a + b, lambda a, b: ml.exp(a) * 2.5, lambda a, b: ml.where(a > b, a, -1.0),
+    lambda a, b: ml.sum(a, axis=0, keepdims=True) + b, lambda a, b: a[::-1, None][:, 0] - 1,
+    lambda a, b: ml.astype(ml.astype(a, ml.int32) // 3, ml.float32), lambda a, b: a @ b.T @ b,
+    lambda a, b: ml.flip(ml.concat([a, b], axis=0), axis=1)[:2],
+    lambda a, b: ml.permute_dims(ml.reshape(a, (3, 2)), (1, 0)),
+    lambda a, b: ml.argmax(a, axis=1)[:, None] * a, lambda a, b: b - ml.max(b) + ml.mean(a),
+]), min_size=1, max_size=6)  # every step maps (2, 3) tensors to a (2, 3) tensor
+
+
+@given(STEPS, st.booleans())
+@settings(max_examples=30)
+def test_to_python_round_trips_to_the_same_key(steps, with_grad):
+    a = ml.asarray(np.ones((2, 3), np.float32))
+    b = ml.asarray(np.ones((2, 3), np.float32))
+    for step in steps:
+        a, b = step(a, b), a
+    if with_grad:
+        a = ml.grad(lambda t: ml.sum(t * t))(ml.astype(a, ml.float32))
+    code = ml.graph(a, b).to_python()
+    scope: dict[str, object] = {}
+    exec(code, scope)
+    assert ml.graph(*scope["outputs"]).key == ml.graph(a, b).key, code
+    assert ml.metrics().executions == 0
+
+
+def _causes():
+    return [r.kind for r in ml.compile_history()]
+
+
+@pytest.mark.parametrize(("name", "step", "kind"), [
+    ("growing shape", lambda i, x: ml.concat([x, ml.ones((i + 1,))]), "shape"),
+    ("changing dtype", lambda i, x: ml.astype(x, [ml.float32, ml.float16][i % 2]) + 1, "dtype"),
+    ("changing axis", lambda i, x: ml.sum(ml.reshape(x, (2, 2)), axis=i % 2), "attribute"),
+    ("new op", lambda i, x: [ml.exp, ml.sin][i % 2](x), "op"),
+    ("growing graph", lambda i, x: x * 2.0 if i == 0 else (x * 2.0) + 1.0, "size"),
+])
+def test_recompiling_loops_are_diagnosed_with_the_right_cause(name, step, kind):
+    x = ml.asarray(np.arange(4.0))
+    ml.sync(ml.sqrt(ml.abs(x)))  # warm the cache with something else first
+    before = len(ml.compile_history())
+    for i in range(2):
+        ml.sync(step(i, x))
+    assert _causes()[before + 1] == kind, ml.compile_history()[before + 1]
+
+
+def test_compile_cause_names_the_user_line_that_recorded_the_node():
+    with ml.debug(1):
+        for n in (17, 18):
+            ml.sync(ml.exp(ml.asarray(np.ones(n))))  # the DATA leaf's shape changes
+    record = ml.compile_history()[-1]
+    assert record.kind == "shape" and "was f64[17]" in record.detail
+    assert record.site and record.site.endswith(f"test_debug.py:{_line_of('np.ones(n)')}")
+
+
+def _line_of(text: str) -> int:
+    source = open(__file__).read().splitlines()
+    return next(i + 1 for i, line in enumerate(source) if text in line and "_line_of" not in line)
+
+
+def test_a_loop_that_recompiles_every_step_warns_once():
+    DEBUGGER.warned.clear()
+    x = ml.asarray(np.ones(2))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(15):
+            x = ml.concat([x, x[:1]])
+            ml.mark_step()
+    recompile = [w for w in caught if issubclass(w.category, ml.RecompileWarning)]
+    assert len(recompile) == 1
+    assert "shape" in str(recompile[0].message)
+    assert recompile[0].filename == __file__
+
+
+def test_a_stable_loop_does_not_warn():
+    DEBUGGER.warned.clear()
+    w = ml.asarray(np.ones(3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(20):
+            w -= 0.1 * i * w
+            ml.mark_step()
+    assert not [c for c in caught if issubclass(c.category, ml.RecompileWarning)]
+
+
+def test_hidden_syncs_are_counted_with_their_line():
+    x = ml.asarray(np.arange(3.0))
+    for _ in range(3):
+        x = x * 2.0
+        x.item() if x.size == 1 else float(ml.sum(x))  # a hidden sync every iteration
+    sites = ml.metrics().observation_sites
+    line = _line_of("a hidden sync every iteration")
+    assert sites == {f"float() at {__file__}:{line}": 3}
+    assert f"3 x  float() at {__file__}:{line}" in ml.metrics_report()
+
+
+def test_debug_level_1_prints_a_line_per_barrier(capsys):
+    with ml.debug(1):
+        ml.sync(ml.ones((2,)) * 3.0)
+        ml.sync(ml.ones((2,)) * 4.0)
+    err = [line for line in capsys.readouterr().err.splitlines() if "barrier" in line]
+    assert len(err) == 2
+    assert err[0].startswith("[minilazy] barrier sync at ") and "compiled (" in err[0]
+    assert "cache hit" in err[1] and "4 nodes" in err[1]
+
+
+def test_debug_level_3_prints_ir_and_stablehlo(capsys):
+    with ml.debug(3):
+        ml.sync(ml.exp(ml.ones((2,))))
+    err = capsys.readouterr().err
+    assert "= exp %1" in err and "stablehlo.exponential" in err
+
+
+def test_graph_cost_and_hlo_show_fusion():
+    x = ml.asarray(np.ones(1000, np.float32))
+    g = ml.graph(ml.tanh(x * 2.0 + 1.0) * 3.0)
+    assert g.hlo().count("fusion(") == 1  # four elementwise ops, one fused kernel
+    assert g.cost()["transcendentals"] == 1000
+    assert ml.metrics().compiles == 0  # printers never touch the cache or the counters
