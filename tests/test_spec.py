@@ -7,8 +7,6 @@ import ast
 import pathlib
 import re
 
-import numpy as np
-
 import minilazy as ml
 from minilazy.conformance.registry import ops, rules
 
@@ -50,9 +48,36 @@ def test_every_spec_marker_in_the_tests_names_a_known_rule():
     assert used <= set(rules()), sorted(used - set(rules()))
 
 
+KINDS = {"elementwise", "select", "conversion", "reduction", "linalg", "shape", "index",
+         "creation"}
+TOLERANCES = {"exact", "ulp", "loose", "reduction"}
+DOMAINS = {"", "shift", "exponent", "trig", "bounded", "unit", "cast", "index"}
+# An op without a function of its own is a Tensor method; only indexing is.
+METHODS = {"getitem": "__getitem__", "setitem": "__setitem__"}
+
+
 def test_every_registered_op_is_a_public_function_with_its_numpy_reference():
     for spec in ops().values():
-        assert callable(getattr(ml, spec.name)), spec.name
-        assert callable(getattr(np, spec.numpy)), spec.numpy
-        assert spec.tolerance in {"exact", "ulp", "loose", "reduction"}
-        assert spec.domain in {"", "shift", "exponent", "trig"}
+        if spec.method:
+            assert METHODS.get(spec.name) == spec.method, spec.name
+            assert callable(getattr(ml.Tensor, spec.method)), spec.name
+            assert not hasattr(ml, spec.name), f"{spec.name} is a function: drop its method"
+        else:
+            assert callable(getattr(ml, spec.name)), spec.name
+        assert callable(spec.numpy_callable()), spec.numpy
+        assert spec.kind in KINDS, spec.name
+        assert spec.tolerance in TOLERANCES, spec.name
+        assert spec.domain in DOMAINS, spec.name
+        assert spec.arity in {-1, 0, 1, 2, 3}, spec.name
+
+
+def test_every_domain_and_tolerance_class_is_described_in_the_prose():
+    for domain in DOMAINS - {""}:
+        assert f"- `{domain}`:" in PROSE, domain
+    for tolerance in TOLERANCES:
+        assert f"| `{tolerance}` |" in PROSE, tolerance
+
+
+def test_the_elementwise_ops_keep_their_shape():
+    # Other tests select ops by kind and arity: elementwise ops take one or two tensors.
+    assert {s.arity for s in ops().values() if s.kind == "elementwise"} == {1, 2}
