@@ -77,7 +77,7 @@ def rules() -> dict[str, RuleSpec]:
     """Every rule of the registry, by ID.
 
     Example:
-        >>> sorted(rules())[0]
-        'LZ-BAR-001'
+        >>> rules()["LZ-BAR-001"].section
+        'barriers'
     """
     return {rid: RuleSpec(id=rid, **fields) for rid, fields in _load("rules.toml")["rules"].items()}
