@@ -1,0 +1,70 @@
+"""Lowering and the runtime: parameters not constants, 64 bits kept, fusion, the LRU cache."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+import minilazy as ml
+from minilazy import runtime
+from minilazy.runtime import CompileCache
+
+
+@pytest.mark.spec("LZ-LOW-001")
+def test_device_data_are_parameters_not_constants():
+    big = np.arange(100_000, dtype=np.float32)
+    g = ml.graph(ml.asarray(big) * 2.0)
+    hlo = g.stablehlo()
+    assert "dense<" not in hlo  # no array literal baked into the program
+    assert hlo.count("tensor<100000xf32>") >= 2  # the data arrive as a parameter
+    assert len(hlo) < 5_000
+
+
+@pytest.mark.spec("LZ-LOW-002")
+def test_64_bit_stays_64_bit_without_touching_jax_config():
+    assert not jax.config.jax_enable_x64
+    x = ml.asarray(np.array([1e-300, 2**53 + 1], np.float64))
+    i = ml.asarray(np.array([2**62 + 1], np.int64))
+    y, j = x * 1e-5, i + 1  # 1e-305: a normal float64, zero in float32
+    assert y.dtype == ml.float64 and y.numpy()[0] == 1e-300 * 1e-5
+    assert y.numpy()[1] == (2**53 + 1) * 1e-5
+    assert j.numpy().tolist() == [2**62 + 2]
+    assert not jax.config.jax_enable_x64
+
+
+@pytest.mark.spec("LZ-LOW-003")
+def test_an_elementwise_chain_is_one_fused_kernel():
+    x = ml.asarray(np.ones(10_000, np.float32))
+    y = x
+    for i in range(20):
+        y = ml.maximum(y * 1.01 + i, 0.0) - 0.5
+    assert ml.graph(y).hlo().count(" fusion(") == 1
+
+
+def test_mixed_int64_uint64_comparisons_are_exact():
+    a = ml.asarray(np.array([-1, 2**63 - 1, 5], np.int64))
+    b = ml.asarray(np.array([2**64 - 1, 2**63 - 1, 5], np.uint64))
+    an, bn = a.numpy(), b.numpy()
+    for op in ("less", "less_equal", "greater", "greater_equal", "equal", "not_equal"):
+        np.testing.assert_array_equal(getattr(ml, op)(a, b).numpy(), getattr(np, op)(an, bn))
+        np.testing.assert_array_equal(getattr(ml, op)(b, a).numpy(), getattr(np, op)(bn, an))
+
+
+def test_compile_cache_is_a_bounded_lru():
+    cache = CompileCache(capacity=2)
+    cuts = []
+    for n in (1, 2, 3):
+        t = ml.ones((n,)) * 2.0
+        cuts.append(ml.graph(t).cut)
+        cache.compile(cuts[-1], ())
+    assert len(cache) == 2
+    assert cache.lookup(cuts[0].key, ()) is None  # the oldest went
+    assert cache.lookup(cuts[2].key, ()) is not None
+
+
+def test_clearing_the_cache_recompiles():
+    ml.sync(ml.ones((3,)) * 2.0)
+    runtime.CACHE.clear()
+    ml.sync(ml.ones((3,)) * 2.0)
+    assert ml.metrics().compiles == 2 and ml.metrics().cache_hits == 0
