@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 import textwrap
@@ -88,3 +89,23 @@ def test_mixing_devices_is_an_error_naming_both_devices():
 def test_unknown_platform_is_a_clear_error():
     with pytest.raises(RuntimeError, match="no nonexistent devices available"):
         ml.devices("nonexistent")
+
+
+@pytest.mark.spec("LZ-ERR-003")
+def test_a_tensor_that_fails_at_the_barrier_does_not_take_the_others_down(monkeypatch):
+    from minilazy import lowering
+    from minilazy.ir import Op
+
+    def broken(xs, node):
+        raise RuntimeError("lowering bug")
+
+    monkeypatch.setitem(lowering.LOWER, Op.ATAN, broken)  # stands for any engine bug
+    x = ml.asarray(np.arange(7.0))
+    bad, good = ml.atan(x), ml.exp(x) + 1.0
+    with pytest.raises(RuntimeError, match="lowering bug"):
+        ml.mark_step()
+    assert bad.is_pending and not good.is_pending
+    np.testing.assert_allclose(good.numpy(), np.exp(np.arange(7.0)) + 1.0)
+    del bad
+    gc.collect()  # the traceback's frames held `bad` too
+    ml.mark_step()  # once the broken tensor is gone, barriers work again

@@ -127,23 +127,45 @@ def _rebind(tensors: Sequence[Tensor], donate: bool, cause: str) -> None:
     for t in tensors:
         by_device.setdefault(t._device, []).append(t)
     for device, group in by_device.items():
-        roots = roots_of([t._node for t in group])
-        c = cut(roots, device)
-        donated = _donations(c, roots) if donate else (False,) * len(c.params)
-        start = time.perf_counter()
-        entry = runtime.CACHE.lookup(c.key, donated)
-        hit = entry is not None
-        if entry is None:
-            entry = runtime.CACHE.compile(c, donated)
-        else:
-            COUNTERS.cache_hits += 1
-        args = [p.payload if p.op is Op.DATA else p.dtype.type(p.payload) for p in c.params]
-        outs = runtime.execute(entry, args)
-        results: dict[Node, Node] = {r: data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)}
-        for t in group:
-            t._node = results[t._node]
-        for listener in LISTENERS:
-            listener(cause, c, not hit, time.perf_counter() - start)
+        try:
+            _run(group, device, donate, cause)
+        except Exception:
+            if len(group) == 1:
+                raise
+            # Nothing lost: materialise the tensors one by one, so that one that cannot be
+            # computed does not take the others down with it; then report its error.
+            failure: Exception | None = None
+            for t in group:
+                try:
+                    _run([t], device, False, cause)
+                except Exception as e:
+                    failure = failure or e
+            if failure is not None:
+                try:
+                    raise failure from None
+                finally:
+                    del failure  # the frame must not hold its own exception: a cycle
+
+
+def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> None:
+    """Cut, look up or compile, execute, and rebind ``group`` to the results."""
+    roots = roots_of([t._node for t in group])
+    c = cut(roots, device)
+    donated = _donations(c, roots) if donate else (False,) * len(c.params)
+    start = time.perf_counter()
+    entry = runtime.CACHE.lookup(c.key, donated)
+    hit = entry is not None
+    if entry is None:
+        entry = runtime.CACHE.compile(c, donated)
+    else:
+        COUNTERS.cache_hits += 1
+    args = [p.payload if p.op is Op.DATA else p.dtype.type(p.payload) for p in c.params]
+    outs = runtime.execute(entry, args)
+    results: dict[Node, Node] = {r: data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)}
+    for t in group:
+        t._node = results[t._node]
+    for listener in LISTENERS:
+        listener(cause, c, not hit, time.perf_counter() - start)
 
 
 def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:

@@ -36,8 +36,8 @@ def _device(device: Device | None) -> Device:
 
 
 def _default_dtype(value: Scalar) -> DType:
-    return dtypes.bool_ if isinstance(value, bool) else (
-        dtypes.DEFAULT_INT if isinstance(value, int) else dtypes.DEFAULT_FLOAT)
+    # NumPy's: bool, int64 (uint64 for ints beyond int64), float64
+    return dtypes.canonical(np.asarray(value).dtype)
 
 
 def _param(value: Scalar, dtype: DType) -> Node:
@@ -176,12 +176,30 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
         start, stop = 0, start
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    d = dtypes.canonical(np.arange(start, start + step, step).dtype if dtype is None else dtype)
+    d = dtypes.canonical(np.result_type(start, stop, step) if dtype is None else dtype)
     n = max(0, math.ceil((stop - start) / step))
+    if d == dtypes.bool_ and n > 2:
+        raise TypeError("arange() is only supported for booleans when the result has at most "
+                        "length 2.")
+    work = dtypes.int64 if d == dtypes.bool_ else d  # XLA has no bool iota
     dev = _device(device)
-    i = _iota((n,), 0, d, dev)
-    scaled = record(Op.MUL, (i._node, _param(step, d)), (), dev)
-    return record(Op.ADD, (scaled._node, _param(start, d)), (), dev)
+    i = _iota((n,), 0, work, dev)
+    scaled = record(Op.MUL, (i._node, _wrapped(step, work)), (), dev)
+    out = record(Op.ADD, (scaled._node, _wrapped(start, work)), (), dev)
+    return out if work == d else record(Op.CONVERT, (out._node,), (dtypes.CODE[d],), dev)
+
+
+def _wrapped(value: Scalar, dtype: DType) -> Node:
+    """``value`` as a parameter of ``dtype``, integers wrapping around as NumPy's arange does.
+
+    A step of -1 in uint8 is 255: start + i * 255 counts down, modulo 256.
+    """
+    if dtype in dtypes.INTEGER and isinstance(value, int):
+        bits = dtype.itemsize * 8
+        value %= 1 << bits
+        if dtype in dtypes.SIGNED and value >= 1 << (bits - 1):
+            value -= 1 << bits
+    return _param(value, dtype)
 
 
 def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeLike | None = None,
@@ -224,4 +242,6 @@ def linspace(start: Scalar, stop: Scalar, num: int, dtype: DTypeLike | None = No
     if endpoint and num > 1:
         y[-1] = float(stop)  # as NumPy: the last value is exactly stop
     d = f64 if dtype is None else dtypes.canonical(dtype)
+    if d in dtypes.INTEGER:
+        y = record(Op.FLOOR, (y._node,), (), dev)  # NumPy floors before casting to integers
     return y if d == f64 else record(Op.CONVERT, (y._node,), (dtypes.CODE[d],), dev)

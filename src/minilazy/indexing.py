@@ -23,6 +23,7 @@ INT: Final = 0  # (INT, i)
 SLICE: Final = 1  # (SLICE, start, count, |step|, step < 0)
 NEWAXIS: Final = 2  # (NEWAXIS,)
 ARRAY: Final = 3  # (ARRAY, k): the k-th index array operand
+ELLIPSIS: Final = 4  # (ELLIPSIS,): a `...` standing for no axes, which still separates arrays
 
 
 def index_spec(shape: Shape, key: Sequence[Item]) -> tuple[Attrs, tuple[Node, ...]]:
@@ -43,6 +44,8 @@ def index_spec(shape: Shape, key: Sequence[Item]) -> tuple[Attrs, tuple[Node, ..
     axis = 0
     for k in key:
         if k is Ellipsis:
+            if len(shape) == consumed:  # kept: NumPy moves separated index arrays' axes first
+                spec.append((ELLIPSIS,))
             for _ in range(len(shape) - consumed):
                 spec.append((SLICE, 0, shape[axis], 1, False))
                 axis += 1
@@ -89,6 +92,8 @@ def numpy_index(spec: Attrs, arrays: Sequence[Any]) -> tuple[Any, ...]:
             out.append(None)
         elif kind == ARRAY:
             out.append(arrays[entry[1]])
+        elif kind == ELLIPSIS:
+            out.append(Ellipsis)
         else:
             _, start, count, step, neg = entry
             step = -step if neg else step
@@ -131,6 +136,10 @@ def setitem_shape(shape: Shape, spec: Attrs, array_shapes: Sequence[Shape],
         minilazy.ir.ShapeError: setitem: cannot broadcast a value of shape (2,) into shape (5,)
     """
     target = index_shape(shape, spec, array_shapes)
+    if value_shape and all(isinstance(e, tuple) and e[0] == INT for e in spec):
+        # one element, picked by integers alone: NumPy stores a scalar there, not an array
+        raise ValueError(f"setitem: cannot set a single element to an array of shape "
+                         f"{value_shape}")
     # NumPy drops leading length-1 axes of the value before broadcasting it into the target.
     v = list(value_shape)
     while len(v) > len(target) and v[0] == 1:

@@ -105,10 +105,10 @@ def normalize_axes(op_name: str, axes: int | tuple[int, ...] | None, ndim: int) 
     out = []
     for a in items:
         a = int(a)
-        if not -ndim <= a < max(ndim, 1) or (ndim == 0 and a not in (0, -1)):
+        if not -ndim <= a < ndim:
             raise np.exceptions.AxisError(f"{op_name}: axis {a} is out of bounds for array of "
                                           f"dimension {ndim}")
-        out.append(a % max(ndim, 1))
+        out.append(a % ndim)
     if len(set(out)) != len(out):
         raise ValueError(f"{op_name}: duplicate value in axis {axes}")
     return tuple(sorted(out))

@@ -16,7 +16,7 @@ from minilazy import lowering
 from minilazy.dtypes import DTYPES
 from minilazy.hashing import Cut, cut, roots_of
 from minilazy.hooks import backend
-from minilazy.indexing import ARRAY, INT, NEWAXIS
+from minilazy.indexing import ARRAY, ELLIPSIS, INT, NEWAXIS
 from minilazy.ir import BINARY, UNARY, Attrs, Op
 from minilazy.ops import describe
 from minilazy.pycode import to_python
@@ -68,6 +68,8 @@ def _index(attrs: Attrs) -> str:
             parts.append("None")
         elif entry[0] == ARRAY:
             parts.append(f"idx{entry[1]}")
+        elif entry[0] == ELLIPSIS:
+            parts.append("...")
         else:
             _, start, count, step, neg = entry
             parts.append(f"{start}+{count}x{'-' if neg else ''}{step}")

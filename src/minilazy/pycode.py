@@ -17,7 +17,7 @@ from minilazy import dtypes
 from minilazy.dtypes import Scalar
 from minilazy.hashing import Cut
 from minilazy.hooks import backend
-from minilazy.indexing import ARRAY, INT, NEWAXIS
+from minilazy.indexing import ARRAY, ELLIPSIS, INT, NEWAXIS
 from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
 from minilazy.tracer import Tensor, record
 
@@ -88,6 +88,8 @@ def _index(n: Node, args: Sequence[str]) -> str:
             parts.append("None")
         elif entry[0] == ARRAY:
             parts.append(args[entry[1]])
+        elif entry[0] == ELLIPSIS:
+            parts.append("...")
         else:
             _, start, count, step, neg = entry
             step = -step if neg else step

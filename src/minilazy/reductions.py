@@ -21,9 +21,19 @@ from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 Axes = int | Sequence[int] | None
 
 
-def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool) -> Tensor:
-    axes = normalize_axes(op.value, axis if axis is None or isinstance(axis, int) else
-                          tuple(axis), x.ndim)
+# The reductions for which NumPy accepts axis=0 or -1 on a 0-d array (mean/var/std do not).
+_QUIRK = frozenset({"sum", "prod", "max", "min", "argmax", "argmin", "any", "all"})
+
+
+def _axes(name: str, x: Tensor, axis: Axes) -> tuple[int, ...]:
+    if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1) and name in _QUIRK:
+        return ()  # NumPy lets an int axis 0 or -1 name a 0-d array's (absent) axis
+    return normalize_axes(name, axis if axis is None or isinstance(axis, int) else tuple(axis),
+                          x.ndim)
+
+
+def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Tensor:
+    axes = _axes(name or op.value, x, axis)
     return record(op, (x._node,), (axes, bool(keepdims)), x.device)
 
 
@@ -130,10 +140,8 @@ def _mean_dtypes(x: Tensor) -> tuple[DType, DType]:
     return dtypes.float64, dtypes.float64
 
 
-def _count(x: Tensor, axis: Axes) -> int:
-    axes = normalize_axes("mean", axis if axis is None or isinstance(axis, int) else tuple(axis),
-                          x.ndim)
-    return math.prod(x.shape[a] for a in axes)
+def _count(name: str, x: Tensor, axis: Axes) -> int:
+    return math.prod(x.shape[a] for a in _axes(name, x, axis))
 
 
 def mean(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
@@ -145,8 +153,18 @@ def mean(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
         2.5
     """
     acc, out = _mean_dtypes(x)
-    total = _reduce(Op.SUM, astype(x, acc, copy=False), axis, keepdims)
-    return astype(binary(Op.DIV, total, _count(x, axis)), out, copy=False)
+    total = _reduce(Op.SUM, astype(x, acc, copy=False), axis, keepdims, "mean")
+    return astype(binary(Op.DIV, total, _count("mean", x, axis)), out, copy=False)
+
+
+def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) -> Tensor:
+    acc, out = _mean_dtypes(x)
+    xa = astype(x, acc, copy=False)
+    n = _count(name, x, axis)
+    centred = binary(Op.SUB, xa, binary(Op.DIV, _reduce(Op.SUM, xa, axis, True, name), n))
+    total = _reduce(Op.SUM, binary(Op.MUL, centred, centred), axis, keepdims, name)
+    return astype(binary(Op.DIV, total, float(n - correction) if n > correction else 0.0), out,
+                  copy=False)
 
 
 def var(x: Tensor, axis: Axes = None, correction: int | float = 0,
@@ -158,13 +176,7 @@ def var(x: Tensor, axis: Axes = None, correction: int | float = 0,
         >>> ml.var(ml.asarray([1.0, 2.0, 3.0, 4.0])).item()
         1.25
     """
-    acc, out = _mean_dtypes(x)
-    xa = astype(x, acc, copy=False)
-    n = _count(x, axis)
-    centred = binary(Op.SUB, xa, binary(Op.DIV, _reduce(Op.SUM, xa, axis, True), n))
-    total = _reduce(Op.SUM, binary(Op.MUL, centred, centred), axis, keepdims)
-    return astype(binary(Op.DIV, total, float(n - correction) if n > correction else 0.0), out,
-                  copy=False)
+    return _var(x, axis, correction, keepdims, "var")
 
 
 def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
@@ -176,7 +188,7 @@ def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
         >>> ml.std(ml.asarray([1.0, 3.0])).item()
         1.0
     """
-    v = var(x, axis, correction, keepdims)
+    v = _var(x, axis, correction, keepdims, "std")
     return record(Op.SQRT, (v._node,), (), v.device)
 
 

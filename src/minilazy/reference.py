@@ -95,7 +95,7 @@ def _clamped(x: Array, arrays: Sequence[Array], spec: Any) -> list[Array]:
         if entry[0] == 3:  # an index array: it indexes axis `axis`
             n = x.shape[axis]
             out.append(np.clip(arrays[entry[1]], -n, n - 1))
-        if entry[0] != 2:  # every entry but a new axis consumes one axis
+        if entry[0] not in (2, 4):  # every entry but a new axis or `...` consumes one axis
             axis += 1
     return out
 

@@ -84,6 +84,8 @@ def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     """
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
+    elif x.ndim == 0 and axis in (0, -1):
+        axes = ()  # NumPy lets axis 0 name a 0-d array's (absent) axis here
     else:
         axes = normalize_axes("squeeze", axis if isinstance(axis, int) else tuple(axis), x.ndim)
     for a in axes:
@@ -118,7 +120,7 @@ def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
     if axis is None:
         arrays = [reshape(a, (-1,)) for a in arrays]
         axis = 0
-    if first.ndim == 0:
+    elif first.ndim == 0:
         raise ValueError("concat: zero-dimensional tensors cannot be concatenated")
     (a,) = normalize_axes("concat", axis, arrays[0].ndim)
     nodes = tuple(as_node(t, first.device) for t in arrays)

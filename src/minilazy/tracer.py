@@ -355,7 +355,10 @@ class Tensor:
             elif isinstance(k, (int, np.integer)):
                 items.append(operator.index(k))
             else:  # lists and NumPy arrays of indices: host data, sent to the device
-                items.append(as_node(k, self._device))
+                array = np.asarray(k)
+                if array.size == 0 and array.dtype.kind == "f":
+                    array = array.astype(np.intp)  # `[]`: NumPy reads an empty index list so
+                items.append(as_node(array, self._device))
         return index_spec(self.shape, items)
 
     def __getitem__(self, key: Any) -> Tensor:
