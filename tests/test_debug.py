@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minilazy as ml
+from minilazy import runtime
 from minilazy.debug import DEBUGGER
 from minilazy.ir import Op
 from minilazy.printers import ATTRS
@@ -28,16 +29,16 @@ def _sample():
 def test_text_printer_golden():
     assert ml.graph(_sample()).text() == textwrap.dedent("""\
         %0 = data[0]                  : f32[2,3]
-        %1 = scalar[1] (2.0)          : f32[]
+        %1 = scalar[0] (2.0)          : f32[]
         %2 = multiply %0, %1          : f32[2,3]
         %3 = tanh %2                  : f32[2,3]
         %4 = getitem %3 [0+2x1, 2+3x-1] : f32[2,3]
         %5 = sum %4 axes=[1] keepdims : f32[2,1]
         %6 = astype %5 to=float64     : f64[2,1]
-        %7 = scalar[2] (1.0)          : f64[]
+        %7 = scalar[1] (1.0)          : f64[]
         %8 = broadcast_to %7 shape=(1, 4) : f64[1,4]
         %9 = matmul %6, %8            : f64[2,4]
-        %10 = scalar[3] (5.0)         : f64[]
+        %10 = scalar[2] (5.0)         : f64[]
         %11 = setitem %9, %10 [0, 1+3x1] : f64[2,4]
         return %11""")
 
@@ -107,11 +108,12 @@ def _causes():
 ])
 def test_recompiling_loops_are_diagnosed_with_the_right_cause(name, step, kind):
     x = ml.asarray(np.arange(4.0))
-    ml.sync(ml.sqrt(ml.abs(x)))  # warm the cache with something else first
+    runtime.CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
+    DEBUGGER.seen.clear()
     before = len(ml.compile_history())
     for i in range(2):
         ml.sync(step(i, x))
-    assert _causes()[before + 1] == kind, ml.compile_history()[before + 1]
+    assert _causes()[before:] == ["first", kind], ml.compile_history()[before + 1]
 
 
 def test_compile_cause_names_the_user_line_that_recorded_the_node():

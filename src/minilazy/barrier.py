@@ -54,8 +54,9 @@ class BarrierPolicy:
 
 
 _POLICY: list[BarrierPolicy] = [BarrierPolicy()]
-# Listeners the observability layer adds: called with (cause, cut, compiled-or-hit, seconds).
-BarrierListener = Callable[[str, Cut, bool, float], None]
+# Listeners the observability layer adds: called with (cause, cut, donation mask, compiled (not
+# a cache hit), seconds).
+BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
 LISTENERS: Final[list[BarrierListener]] = []
 
 
@@ -159,13 +160,24 @@ def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> N
         entry = runtime.CACHE.compile(c, donated)
     else:
         COUNTERS.cache_hits += 1
-    args = [p.payload if p.op is Op.DATA else p.dtype.type(p.payload) for p in c.params]
-    outs = runtime.execute(entry, args)
+    outs = runtime.execute(entry, [*(p.payload for p in c.params), *_packed(c)])
     results: dict[Node, Node] = {r: data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)}
     for t in group:
         t._node = results[t._node]
     for listener in LISTENERS:
-        listener(cause, c, not hit, time.perf_counter() - start)
+        listener(cause, c, donated, not hit, time.perf_counter() - start)
+
+
+def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
+    """The scalar parameters' values, one array per dtype group (see ``Cut.scalars``)."""
+    values = [s.payload for s in c.scalars]
+    if len(c.groups) == 1:
+        return [np.array(values, c.groups[0][0])]
+    out, start = [], 0
+    for dtype, n in c.groups:
+        out.append(np.array(values[start:start + n], dtype))
+        start += n
+    return out
 
 
 def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:

@@ -49,8 +49,8 @@ class CompileRecord:
 
     Attributes:
         key: the key of the graph compiled.
-        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``op``, ``inputs``, ``size`` or
-            ``donation``.
+        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``op``, ``inputs``, ``size``,
+            ``donation`` or ``evicted``.
         detail: a sentence naming the first node that differs from the nearest cached graph.
         site: the user's ``file:line`` that recorded that node (when debug info is on).
         barrier: what caused the barrier, and where: ``item at train.py:12``.
@@ -85,8 +85,9 @@ def _first_difference(a: Summary, b: Summary) -> int:
     return min(len(a), len(b))
 
 
-def explain(c: Cut, seen: list[Summary]) -> tuple[str, str, Node | None]:
-    """Why ``c`` needed a compile, given the summaries of graphs compiled before.
+def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[bool, ...]]]
+            ) -> tuple[str, str, Node | None]:
+    """Why ``c`` needed a compile, given the graphs (and donation masks) compiled before.
 
     Returns (kind, detail, the first differing node of ``c`` or None).
 
@@ -95,18 +96,20 @@ def explain(c: Cut, seen: list[Summary]) -> tuple[str, str, Node | None]:
         >>> from minilazy.hashing import cut
         >>> old = cut([ml.exp(ml.ones((2,)))._node], ml.default_device())
         >>> new = cut([ml.exp(ml.ones((3,)))._node], ml.default_device())
-        >>> explain(new, [_summary(old)])[:2]
+        >>> explain(new, (), [(_summary(old), ())])[:2]
         ('shape', '%1 broadcast_to is f64[3], was f64[2]')
     """
     if not seen:
         return "first", "the first graph compiled", None
     mine = _summary(c)
     # the nearest graph: the longest common prefix (the latest one on a tie)
-    best = max(range(len(seen)), key=lambda k: (_first_difference(mine, seen[k]), k))
-    other = seen[best]
+    best = max(range(len(seen)), key=lambda k: (_first_difference(mine, seen[k][0]), k))
+    other, other_donated = seen[best]
     i = _first_difference(mine, other)
     if i == len(mine) == len(other):
-        return "donation", "same graph, other buffers donated", None
+        if donated != other_donated:
+            return "donation", "same graph, other buffers donated", None
+        return "evicted", "same graph as one compiled before: the cache no longer held it", None
     if i == len(other):
         node = c.order[i]
         return "size", f"the graph grew: %{i} {node.op.value} is new", node
@@ -131,13 +134,14 @@ class _Debugger:
 
     def __init__(self) -> None:
         self.level = int(os.environ.get("MINILAZY_DEBUG", "0") or 0)
-        self.seen: deque[Summary] = deque(maxlen=256)
+        self.seen: deque[tuple[Summary, tuple[bool, ...]]] = deque(maxlen=256)
         self.history: deque[CompileRecord] = deque(maxlen=100)
         # compiled? for the last 10 barriers at each user line: a loop is one line, repeated
         self.recent: OrderedDict[str | None, deque[bool]] = OrderedDict()
         self.warned: set[str | None] = set()
 
-    def __call__(self, cause: str, c: Cut, compiled: bool, seconds: float) -> None:
+    def __call__(self, cause: str, c: Cut, donated: tuple[bool, ...], compiled: bool,
+                 seconds: float) -> None:
         site = user_site()
         where = f"{cause} at {site}" if site else cause
         recent = self.recent.setdefault(site, deque(maxlen=10))
@@ -146,8 +150,8 @@ class _Debugger:
             self.recent.popitem(last=False)
         recent.append(compiled)
         if compiled:
-            kind, detail, node = explain(c, list(self.seen))
-            self.seen.append(_summary(c))
+            kind, detail, node = explain(c, donated, list(self.seen))
+            self.seen.append((_summary(c), donated))
             record = CompileRecord(c.key, kind, detail, node.site if node else None, where)
             self.history.append(record)
             COUNTERS.compile_causes[kind] += 1
@@ -183,7 +187,7 @@ def compile_history() -> list[CompileRecord]:
 
     Example:
         >>> import minilazy as ml
-        >>> for n in (2, 3):
+        >>> for n in (123, 124):
         ...     ml.sync(ml.ones((n,)) * 2.0)
         >>> [r.kind for r in ml.compile_history()[-1:]]
         ['shape']

@@ -247,7 +247,9 @@ class Node:
         self.payload = payload
         self.site = site
         n = len(operands)
-        if n == 1:
+        if n == 0:
+            self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype]))
+        elif n == 1:
             self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype], operands[0].digest))
         elif n == 2:
             self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype], operands[0].digest,

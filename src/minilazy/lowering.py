@@ -22,7 +22,7 @@ from jax import lax
 
 from minilazy.hashing import Cut
 from minilazy.indexing import index_shape, numpy_index
-from minilazy.ir import BINARY, COMPARISONS, LEAVES, UNARY, Device, Node, Op
+from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.ops import signature
 
 Array = jax.Array
@@ -235,21 +235,35 @@ LOWER: Final[Mapping[Op, Rule]] = {
 def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
 
+    The parameters are the ``DATA`` buffers, then one array per group of scalars (see
+    :class:`~minilazy.hashing.Cut`); a scalar leaf reads its element of its group's array.
+
     Example:
         >>> import minilazy as ml
         >>> from minilazy.hashing import cut
-        >>> x = ml.ones((2,), dtype=ml.float32)
+        >>> x = ml.asarray(np.ones(2, np.float32))
         >>> fn = program(cut([(x + 1.0)._node], x.device))
-        >>> [a.tolist() for a in fn(np.float32(1.0), np.float32(1.0))]
+        >>> [a.tolist() for a in fn(np.ones(2, np.float32), np.array([1.0], np.float32))]
         [[2.0, 2.0]]
     """
     order, operands, outputs = c.order, c.operands, c.outputs
+    data = {p: i for i, p in enumerate(c.params)}
+    scalars: dict[Node, tuple[int, int]] = {}
+    for g, (_, count) in enumerate(c.groups):
+        first = sum(n for _, n in c.groups[:g])
+        scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
 
     def fn(*params: Array) -> tuple[Array, ...]:
-        feed = iter(params)
+        packed = params[len(data):]
         env: list[Array] = []
         for node, ins in zip(order, operands):
-            args = [next(feed)] if node.op in LEAVES else [env[i] for i in ins]
+            if node.op is Op.DATA:
+                args = [params[data[node]]]
+            elif node.op is Op.SCALAR:
+                g, k = scalars[node]
+                args = [packed[g][k]]
+            else:
+                args = [env[i] for i in ins]
             env.append(LOWER[node.op](args, node))
         return tuple(env[i] for i in outputs)
 
@@ -259,7 +273,8 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
 def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
     """The parameters' shapes and dtypes, placed on the cut's device."""
     sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
-    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params]
+    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params] + [
+        _SPEC((n,), d, sharding=sharding) for d, n in c.groups]
 
 
 @dataclass(frozen=True)
@@ -292,7 +307,7 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
         >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
         True
     """
-    donate = tuple(i for i, d in enumerate(donated) if d)
+    donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
     with jax.enable_x64(True):
         jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
         return jitted.lower(*abstract_params(c))

@@ -140,8 +140,10 @@ def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     a, b = xs
     dtype = signature(op, a.dtype, b.dtype)[-1]
-    if a.shape == b.shape:
+    if a.shape == b.shape or not b.shape:  # the common cases first: same shape, a scalar
         return a.shape, dtype
+    if not a.shape:
+        return b.shape, dtype
     try:
         return broadcast_shapes(op.value, a.shape, b.shape), dtype
     except ShapeError:

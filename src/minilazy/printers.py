@@ -102,7 +102,7 @@ class Graph:
         >>> print(g.text())
         %0 = data[0]                  : f64[2]
         %1 = exp %0                   : f64[2]
-        %2 = scalar[1] (2.0)          : f64[]
+        %2 = scalar[0] (2.0)          : f64[]
         %3 = multiply %1, %2          : f64[2]
         return %3
     """
@@ -121,6 +121,7 @@ class Graph:
 
     def _lines(self) -> list[tuple[str, str, str]]:
         params = {id(p): k for k, p in enumerate(self.cut.params)}
+        params.update({id(s): k for k, s in enumerate(self.cut.scalars)})
         out = []
         for i, (node, ins) in enumerate(zip(self.cut.order, self.cut.operands)):
             if node.op is Op.DATA:

@@ -17,7 +17,7 @@ import numpy as np
 from minilazy import runtime
 from minilazy.hashing import Cut, cut
 from minilazy.indexing import index_shape, numpy_index
-from minilazy.ir import BINARY, LEAVES, UNARY, Node, Op
+from minilazy.ir import BINARY, UNARY, Node, Op
 from minilazy.ops import UFUNC, signature
 from minilazy.tracer import Tensor
 
@@ -144,19 +144,26 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
 
 
 def evaluate(c: Cut, params: Sequence[Any]) -> list[Array]:
-    """Interpret the cut with NumPy: the values its outputs mean, given its parameters.
+    """Interpret the cut with NumPy: the values its outputs mean, given its ``DATA`` values.
+
+    Scalar parameters are read from their nodes.
 
     Example:
         >>> import minilazy as ml
         >>> from minilazy.hashing import cut
-        >>> x = ml.ones((2,))
-        >>> evaluate(cut([(x + 1.0)._node], x.device), [np.float64(1.0), np.float64(1.0)])
-        [array([2., 2.])]
+        >>> x = ml.asarray([1.0, 2.0])
+        >>> evaluate(cut([(x + 1.0)._node], x.device), [np.array([5.0, 6.0])])
+        [array([6., 7.])]
     """
-    feed = iter(params)
+    data = {p: i for i, p in enumerate(c.params)}
     env: list[Array] = []
     for node, ins in zip(c.order, c.operands):
-        args = [np.asarray(next(feed))] if node.op in LEAVES else [env[i] for i in ins]
+        if node.op is Op.DATA:
+            args = [np.asarray(params[data[node]])]
+        elif node.op is Op.SCALAR:
+            args = [np.asarray(node.payload)]
+        else:
+            args = [env[i] for i in ins]
         env.append(np.asarray(REFERENCE[node.op](args, node)))
     return [env[i].copy() for i in c.outputs]
 
@@ -171,5 +178,4 @@ def run(*tensors: Tensor) -> list[Array]:
     """
     roots = [t._node for t in tensors]
     c = cut(roots, tensors[0].device)
-    params = [runtime.to_host(p.payload) if p.op is Op.DATA else p.payload for p in c.params]
-    return evaluate(c, params)
+    return evaluate(c, [runtime.to_host(p.payload) for p in c.params])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from typing import Any, TypeAlias, TypeGuard
+from typing import Any, Final, TypeAlias, TypeGuard
 
 import numpy as np
 
@@ -63,16 +63,28 @@ def _same_device(op: Op, a: Tensor, b: Tensor) -> Device:
     return a._device
 
 
+# (op, Python type, other dtype, scalar first) -> the dtype NumPy gives the weak scalar
+_WEAK: Final[dict[tuple[Op, type, DType, bool], DType]] = {}
+
+
 def _scalar_node(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Node:
     """A weak Python scalar as a parameter leaf, typed as NumPy 2 types it next to ``other``."""
-    weak: type | DType = dtypes.bool_ if isinstance(value, bool) else type(value)
-    if (op in COMPARISONS and type(value) is int and other in dtypes.INTEGER
-            and not np.iinfo(other).min <= value <= np.iinfo(other).max):
-        # NumPy 2 compares with an out-of-range Python int exactly: widen instead of overflowing.
-        weak = dtypes.int64 if value < 1 << 63 else dtypes.uint64
-    sig = signature(op, weak, other) if scalar_first else signature(op, other, weak)
-    dtype = sig[0] if scalar_first else sig[1]
-    dtypes.check_scalar(value, dtype)
+    key = (op, type(value), other, scalar_first)
+    dtype = _WEAK.get(key)
+    if dtype is None:
+        weak: type | DType = dtypes.bool_ if type(value) is bool else type(value)
+        sig = signature(op, weak, other) if scalar_first else signature(op, other, weak)
+        dtype = _WEAK[key] = sig[0] if scalar_first else sig[1]
+    if type(value) is int and dtype in dtypes.INTEGER:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            if op not in COMPARISONS:
+                dtypes.check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
+            # NumPy 2 compares with an out-of-range Python int exactly: widen, do not overflow.
+            wide = dtypes.int64 if value < 1 << 63 else dtypes.uint64
+            sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)
+            dtype = sig[0] if scalar_first else sig[1]
+            dtypes.check_scalar(value, dtype)
     return scalar_leaf(value, dtype)
 
 
