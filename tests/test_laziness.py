@@ -158,3 +158,19 @@ def test_in_place_updates_donate_and_reuse_the_program():
     for step in range(4):
         expected = expected - np.float32(0.5) * expected * np.float32(step + 1)
     np.testing.assert_array_equal(w.numpy(), expected)
+
+
+@pytest.mark.spec("LZ-HASH-006")
+def test_special_scalars_bake_0_and_1_and_keep_other_values_parameters():
+    x = ml.asarray(np.array([-1.0, 2.0]))
+    with ml.policy(special_scalars=True):
+        relu = ml.maximum(x, 0.0)
+        assert "constant (0.0)" in ml.graph(relu).text()
+        keys = {ml.graph(x * s).key for s in (0.5, 0.25)}  # still parameters: one key
+        assert len(keys) == 1 and ml.graph(x * 1.0).key not in keys
+        code = ml.graph(relu * 3.0).to_python()
+        scope = {}
+        exec(code, scope)
+        assert ml.graph(*scope["outputs"]).key == ml.graph(relu * 3.0).key
+        assert relu.tolist() == [0.0, 2.0] and (x * -0.0).tolist() == [0.0, -0.0]
+    assert "scalar[0] (0.0)" in ml.graph(ml.maximum(x, 0.0)).text()  # the default: parameters

@@ -39,6 +39,10 @@ class BarrierPolicy:
         eager: run every op as soon as it is recorded (op by op, for debugging).
         donate: let ``mark_step`` reuse the buffers that no live tensor holds any more (an
             in-place parameter update then needs no new memory).
+        special_scalars: bake the Python numbers 0 and 1 into programs as constants instead of
+            passing them as parameters, as PyTorch/XLA does: XLA then simplifies ``x * 1``,
+            ``x + 0``, ``maximum(x, 0)``, and fused kernels run faster; a scalar that sometimes
+            is 0 or 1 compiles one program more for each.
 
     Example:
         >>> import minilazy as ml
@@ -51,6 +55,7 @@ class BarrierPolicy:
     observe_all: bool = False
     eager: bool = False
     donate: bool = True
+    special_scalars: bool = False
 
 
 _POLICY: list[BarrierPolicy] = [BarrierPolicy()]
@@ -75,6 +80,7 @@ def _apply(p: BarrierPolicy) -> None:
     if p.max_pending_nodes < 1:
         raise ValueError(f"max_pending_nodes must be >= 1, got {p.max_pending_nodes}")
     STATE.limit = 1 if p.eager else p.max_pending_nodes
+    STATE.special_scalars = p.special_scalars
 
 
 def set_policy(p: BarrierPolicy) -> None:

@@ -17,8 +17,8 @@ import numpy as np
 from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike, Scalar
 from minilazy.hooks import backend
-from minilazy.ir import Device, Node, Op, scalar_leaf
-from minilazy.tracer import Tensor, _host_to_tensor, record
+from minilazy.ir import Device, Node, Op
+from minilazy.tracer import Tensor, _host_to_tensor, record, scalar
 
 ShapeLike = int | Sequence[int]
 
@@ -43,7 +43,7 @@ def _default_dtype(value: Scalar) -> DType:
 def _param(value: Scalar, dtype: DType) -> Node:
     """A scalar parameter holding ``value`` converted to ``dtype`` as NumPy would."""
     dtypes.check_scalar(value, dtype)
-    return scalar_leaf(dtype.type(value).item(), dtype)
+    return scalar(dtype.type(value).item(), dtype)
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = None,

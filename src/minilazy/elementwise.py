@@ -13,8 +13,8 @@ from collections.abc import Callable
 from minilazy import dtypes
 from minilazy.creation import asarray
 from minilazy.dtypes import DType, DTypeLike, Scalar
-from minilazy.ir import Device, Node, Op, scalar_leaf
-from minilazy.tracer import Tensor, TensorLike, as_node, binary, is_weak, record
+from minilazy.ir import Device, Node, Op
+from minilazy.tracer import Tensor, TensorLike, as_node, binary, is_weak, record, scalar
 
 
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:
@@ -138,7 +138,7 @@ def astype(x: Tensor, dtype: DTypeLike, copy: bool = True) -> Tensor:
 def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
     if is_weak(x):
         dtypes.check_scalar(x, dtype)
-        return scalar_leaf(dtype.type(x).item(), dtype)
+        return scalar(dtype.type(x).item(), dtype)
     return as_node(x, device)
 
 

@@ -142,7 +142,7 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     params = tuple([n for n in leaves if n.op is Op.DATA])
     by_dtype: dict[DType, list[Node]] = {}
     for n in leaves:
-        if n.op is Op.SCALAR:
+        if n.op is Op.SCALAR and not n.attrs:  # attrs: a constant, baked into the program
             by_dtype.setdefault(n.dtype, []).append(n)
     kinds = sorted(by_dtype, key=CODE.__getitem__)
     scalars = tuple([n for d in kinds for n in by_dtype[d]])

@@ -47,13 +47,14 @@ class Backend(Protocol):
 class _State:
     """Recording state shared with the barrier layer (which owns the policy)."""
 
-    __slots__ = ("backend", "pending", "limit", "sites")
+    __slots__ = ("backend", "pending", "limit", "sites", "special_scalars")
 
     def __init__(self) -> None:
         self.backend: Backend | None = None
         self.pending = 0  # nodes recorded since the last barrier
         self.limit = 1 << 62  # after_record() is called when pending reaches this
         self.sites = False  # record the user's file:line on each node (debug info)
+        self.special_scalars = False  # bake Python 0 and 1 into programs as constants
 
 
 STATE: Final = _State()

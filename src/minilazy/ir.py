@@ -283,3 +283,15 @@ def scalar_leaf(value: Scalar, dtype: DType) -> Node:
         0.1
     """
     return Node(Op.SCALAR, (), (), (), dtype, value)
+
+
+def constant_leaf(value: Scalar, dtype: DType) -> Node:
+    """A ``SCALAR`` leaf baked into the program: 0 or 1, its value in the attrs (and the key).
+
+    Example:
+        >>> from minilazy.dtypes import float32
+        >>> constant_leaf(1.0, float32).attrs
+        (1,)
+    """
+    assert value in (0, 1)
+    return Node(Op.SCALAR, (), (int(value),), (), dtype, value)

@@ -260,8 +260,11 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
             if node.op is Op.DATA:
                 args = [params[data[node]]]
             elif node.op is Op.SCALAR:
-                g, k = scalars[node]
-                args = [packed[g][k]]
+                if node.attrs:  # a constant: its value is part of the program (and the key)
+                    args = [jnp.asarray(node.payload, node.dtype)]
+                else:
+                    g, k = scalars[node]
+                    args = [packed[g][k]]
             else:
                 args = [env[i] for i in ins]
             env.append(LOWER[node.op](args, node))

@@ -126,6 +126,8 @@ class Graph:
         for i, (node, ins) in enumerate(zip(self.cut.order, self.cut.operands)):
             if node.op is Op.DATA:
                 expr = f"data[{params[id(node)]}]"
+            elif node.op is Op.SCALAR and node.attrs:
+                expr = f"constant ({node.payload})"
             elif node.op is Op.SCALAR:
                 expr = f"scalar[{params[id(node)]}] ({node.payload})"
             else:

@@ -185,5 +185,8 @@ def to_python(c: Cut, default: Device) -> str:
         else:
             lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))
     lines.append(f"outputs = [{', '.join(names[i] for i in c.outputs)}]")
+    if any(n.op is Op.SCALAR and n.attrs for n in c.order):  # 0 and 1 were baked in
+        body = lines[4:]
+        lines[4:] = ["with ml.policy(special_scalars=True):", *("    " + b for b in body)]
     return "\n".join(lines)
 

@@ -18,7 +18,16 @@ from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
 from minilazy.hooks import LIVE, STATE, backend, user_site
 from minilazy.indexing import Item, index_spec
-from minilazy.ir import COMPARISONS, Attrs, Device, DeviceError, Node, Op, scalar_leaf
+from minilazy.ir import (
+    COMPARISONS,
+    Attrs,
+    Device,
+    DeviceError,
+    Node,
+    Op,
+    constant_leaf,
+    scalar_leaf,
+)
 from minilazy.metrics import COUNTERS
 from minilazy.ops import INFER, describe, signature
 
@@ -85,6 +94,22 @@ def _scalar_node(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Nod
             sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)
             dtype = sig[0] if scalar_first else sig[1]
             dtypes.check_scalar(value, dtype)
+    return scalar(value, dtype)
+
+
+def scalar(value: Scalar, dtype: DType) -> Node:
+    """The leaf for Python number ``value`` as ``dtype``: a parameter, or a baked-in constant.
+
+    With ``BarrierPolicy(special_scalars=True)``, 0 and 1 are constants (as in PyTorch/XLA), so
+    XLA can simplify ``x * 1`` or ``maximum(x, 0)``; the key then includes them.
+
+    Example:
+        >>> from minilazy import dtypes
+        >>> scalar(0.5, dtypes.float32).attrs
+        ()
+    """
+    if STATE.special_scalars and (value == 1 or value == 0 and str(value)[0] != "-"):
+        return constant_leaf(value, dtype)
     return scalar_leaf(value, dtype)
 
 
@@ -381,7 +406,7 @@ class Tensor:
         spec, arrays = self._index(key)
         if is_weak(value):
             dtypes.check_scalar(value, self.dtype)
-            v = scalar_leaf(self.dtype.type(value).item(), self.dtype)
+            v = scalar(self.dtype.type(value).item(), self.dtype)
         else:
             v = as_node(value, self._device)
             if type(value) is Tensor:
