@@ -15,34 +15,42 @@ Three workloads, measured in one run on one machine, each against NumPy eager, J
    A step is: record the 100 ops, ``ml.mark_step()``, optionally ``ml.wait(out)``. Each phase is
    timed directly inside every step; ``barrier = step - record`` is also derived from the medians.
 3. ``chain``: the 20-op elementwise chain of ``minilazy.demo`` (5 x mul, add, maximum, sub) on
-   1e6 and 1e7 float32, plus a variant with ``tanh`` in place of ``maximum``.
+   1e6 and 1e7 float32, plus a variant with ``tanh`` in place of ``maximum``; and ``tanh`` and
+   ``maximum(x, 0.0)`` alone, to price one op of each (XLA:CPU's tanh against NumPy's SIMD one).
 
-Method: warm up (this compiles), reset ``ml.metrics()``, then time ``repeat`` samples with
-``time.perf_counter``; report the median and the p10-p90 spread, plus the compiles and cache hits
-of the timed phase (a steady state must compile nothing). The garbage collector stays on: users
-pay for it too.
+Method: warm every system up (this compiles), then take ``repeat`` samples of each system
+round-robin with ``time.perf_counter``; report the median and the p10-p90 spread, the minilazy
+compiles and cache hits of the timed phase (a steady state must compile nothing) and, for the big
+arrays, the page faults per step. The garbage collector stays on: users pay for it too. glibc's
+malloc thresholds are pinned (see :func:`pin_glibc_malloc`) unless ``--glibc-default-malloc``.
 
 Threads: NumPy's elementwise loops are single-threaded, XLA:CPU may split a large fused loop over
 all cores. ``--single-thread`` re-executes this script under ``taskset -c 0`` (when taskset
 exists) with ``XLA_FLAGS=--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1``,
 so every system gets one core. To do it by hand: ``taskset -c 0 python benchmarks/core.py`` (the
 reliable way: it pins every thread) or set ``XLA_FLAGS`` before JAX starts.
+
+Noise: the header prints the load average and warns when the machine is busy. Absolute times on
+a shared 2-vCPU machine can double under load; the ratios are sturdier (round-robin sampling).
+``--profile`` runs cProfile on minilazy's two hot paths instead of the benchmarks.
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import ctypes
 import functools
 import gc
 import json
 import os
 import platform
 import pstats
+import resource
 import shutil
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -51,7 +59,6 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy.metrics import Metrics
 
 Array = Any  # a NumPy array, a JAX array or a minilazy Tensor: the workloads are generic
 Samples = dict[str, list[float]]  # named series of seconds per unit (op, step...)
@@ -111,26 +118,65 @@ class Row:
     note: str = ""
 
 
-def measure(sample: Callable[[], Samples], warmup: int, repeat: int
-            ) -> tuple[dict[str, Stats], Metrics]:
-    """Run ``sample`` ``warmup`` times untimed, then ``repeat`` times; summarise each series.
+@dataclass(frozen=True)
+class Measured:
+    """What :func:`measure` found for one system in the timed phase."""
 
-    The minilazy metrics are reset after the warm-up, so the snapshot returned covers exactly
-    the timed phase.
+    series: dict[str, Stats]
+    compiles: int  # minilazy compiles while this system's samples ran
+    cache_hits: int
+    faults: float  # minor page faults per sample: fresh pages the OS had to hand out
+
+
+def measure(systems: Mapping[str, Callable[[], Samples]], warmup: int, repeat: int
+            ) -> dict[str, Measured]:
+    """Warm every system up, then take ``repeat`` samples of each, round-robin.
+
+    Round-robin sampling spreads slow drifts of the machine (other tenants, frequency) over all
+    systems alike instead of over whichever ran at the wrong moment. Each sample returns named
+    series of seconds per unit; minilazy's counters and the page faults are read around each
+    sample, outside its timed region.
     """
-    for _ in range(warmup):
-        sample()
-    ml.reset_metrics()
-    series: Samples = {}
+    for sample in systems.values():
+        for _ in range(warmup):
+            sample()
+    series: dict[str, Samples] = {name: {} for name in systems}
+    counts = {name: [0, 0, 0] for name in systems}  # compiles, cache hits, page faults
     for _ in range(repeat):
-        for name, xs in sample().items():
-            series.setdefault(name, []).extend(xs)
-    return {name: Stats.of(xs) for name, xs in series.items()}, ml.metrics()
+        for name, sample in systems.items():
+            before = ml.metrics(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            for key, xs in sample().items():
+                series[name].setdefault(key, []).extend(xs)
+            after = ml.metrics(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            counts[name][0] += after[0].compiles - before[0].compiles
+            counts[name][1] += after[0].cache_hits - before[0].cache_hits
+            counts[name][2] += after[1] - before[1]
+    return {name: Measured({k: Stats.of(xs) for k, xs in series[name].items()},
+                           counts[name][0], counts[name][1], counts[name][2] / repeat)
+            for name in systems}
 
 
-def lazy_row(workload: str, system: str, unit: str, stats: Stats, m: Metrics,
+def lazy_row(workload: str, system: str, unit: str, stats: Stats, m: Measured,
              vs_numpy: bool = True, note: str = "") -> Row:
     return Row(workload, system, unit, stats, vs_numpy, m.compiles, m.cache_hits, note)
+
+
+def pin_glibc_malloc() -> bool:
+    """Make glibc keep freed memory (no trimming, 32 MiB mmap threshold); False if not glibc.
+
+    By default glibc adapts its thresholds to the allocation history, so whether a new 4 MB
+    array costs ~1000 page faults (~0.3 ms) or none depends on what the process did before:
+    NumPy's 20-op chain on 1e6 floats measured 2.7 ms or 8.5 ms in the same build. Pinning the
+    thresholds makes every system reuse warm memory for arrays up to 32 MiB. Larger ones (1e7
+    float32) are always fresh mmaps: NumPy asks for transparent huge pages (~570 faults per
+    40 MB), XLA's CPU allocator does not (~9800 faults, ~15 ms): see the page-fault column.
+    """
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return False
+    m_trim_threshold, m_mmap_threshold = -1, -3  # from <malloc.h>
+    return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 1 << 30))
 
 
 # -- workload 1: recording cost per op ---------------------------------------------------------
@@ -158,13 +204,11 @@ def _loop_only(a: Array, b: Array, n: int) -> Array:
 
 def bench_record(cfg: Config) -> list[Row]:
     n = cfg.record_ops
-    n_jax = max(1, n // 5)
     host_a = np.arange(4, dtype=np.float32)
     host_b = np.ones(4, dtype=np.float32)
     jax_a, jax_b = jnp.asarray(host_a), jnp.asarray(host_b)
     lazy_a, lazy_b = ml.asarray(host_a), ml.asarray(host_b)
     ml.mark_step()
-    rows: list[Row] = []
 
     def per_op(loop: Callable[[Array, Array, int], Array], a: Array, b: Array, ops: int,
                block: bool = False) -> Callable[[], Samples]:
@@ -187,19 +231,26 @@ def bench_record(cfg: Config) -> list[Row]:
             return {"op": [seconds / n]}
         return sample
 
-    for kind, np_b, jax_b_, lazy_b_ in [("tensor+tensor", host_b, jax_b, lazy_b),
-                                         ("tensor+scalar", 1.0, 1.0, 1.0)]:
+    rows: list[Row] = []
+    cases = [("tensor+tensor", host_b, jax_b, lazy_b), ("tensor+scalar", 1.0, 1.0, 1.0)]
+    for kind, np_b, jnp_b, ml_b in cases:
         wl = f"record: y = a + b, f32[4], {kind}"
-        s, _ = measure(per_op(_loop_add, host_a, np_b, n), cfg.warmup, cfg.record_repeat)
-        rows.append(Row(wl, "numpy eager", "op", s["op"]))
-        s, _ = measure(per_op(_loop_jnp_add, jax_a, jax_b_, n_jax, block=True), cfg.warmup,
-                       cfg.record_repeat)
-        rows.append(Row(wl, "jax op-by-op (jnp.add)", "op", s["op"]))
-        s, m = measure(lazy_per_op(lazy_b_), cfg.warmup, cfg.record_repeat)
-        rows.append(lazy_row(wl, "minilazy record (no barrier)", "op", s["op"], m))
-    s, _ = measure(per_op(_loop_only, host_a, host_b, n), cfg.warmup, cfg.record_repeat)
-    rows.append(Row("record: y = a + b, f32[4], tensor+tensor", "python loop alone (y = b)",
-                    "op", s["op"], vs_numpy=False, note="included in every row above"))
+        systems = {
+            "numpy eager": per_op(_loop_add, host_a, np_b, n),
+            "jax op-by-op (jnp.add)": per_op(_loop_jnp_add, jax_a, jnp_b, n // 5, block=True),
+            "minilazy record (no barrier)": lazy_per_op(ml_b),
+        }
+        if kind == "tensor+tensor":
+            systems["python loop alone (y = b)"] = per_op(_loop_only, host_a, host_b, n)
+        got = measure(systems, cfg.warmup, cfg.record_repeat)
+        for name, m in got.items():
+            if name.startswith("minilazy"):
+                rows.append(lazy_row(wl, name, "op", m.series["op"], m))
+            elif name.startswith("python"):
+                rows.append(Row(wl, name, "op", m.series["op"], vs_numpy=False,
+                                note="included in every row"))
+            else:
+                rows.append(Row(wl, name, "op", m.series["op"]))
     return rows
 
 
@@ -220,19 +271,17 @@ def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, flo
     hx = np.linspace(-1.0, 1.0, 8, dtype=np.float32)
     hy = np.linspace(0.5, -0.5, 8, dtype=np.float32)
     expected = graph100(hx, hy, np, scalars)
-    rows: list[Row] = []
+    jx, jy = jnp.asarray(hx), jnp.asarray(hy)
+    op_by_op = functools.partial(graph100, ns=jnp, scalars=scalars)
+    jitted = jax.jit(op_by_op)
+    x0, y0 = ml.asarray(hx), ml.asarray(hy)
+    ml.mark_step()
 
     def numpy_sample() -> Samples:
         start = time.perf_counter()
         for _ in range(k):
             graph100(hx, hy, np, scalars)
         return {"step": [(time.perf_counter() - start) / k]}
-
-    s, _ = measure(numpy_sample, cfg.warmup, cfg.graph_repeat)
-    rows.append(Row(wl, "numpy eager", "step", s["step"]))
-
-    jx, jy = jnp.asarray(hx), jnp.asarray(hy)
-    jitted = jax.jit(functools.partial(graph100, ns=jnp, scalars=scalars))
 
     def jax_sample(fn: Callable[[Array, Array], Array]) -> Callable[[], Samples]:
         def sample() -> Samples:
@@ -242,17 +291,6 @@ def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, flo
             return {"step": [(time.perf_counter() - start) / k]}
         return sample
 
-    op_by_op = functools.partial(graph100, ns=jnp, scalars=scalars)
-    s, _ = measure(jax_sample(op_by_op), cfg.warmup, max(3, cfg.graph_repeat // 4))
-    rows.append(Row(wl, "jax op-by-op + block", "step", s["step"]))
-    s, _ = measure(jax_sample(jitted), cfg.warmup, cfg.graph_repeat)
-    rows.append(Row(wl, "jax.jit call + block", "step", s["step"],
-                    note="scalars baked in as constants" if scalars else ""))
-    jit_error = float(np.max(np.abs(np.asarray(jitted(jx, jy)) - expected)))
-
-    x0, y0 = ml.asarray(hx), ml.asarray(hy)
-    ml.mark_step()
-
     def record_only() -> Samples:
         times = []
         with ml.policy(max_pending_nodes=_NO_CUT):
@@ -261,7 +299,7 @@ def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, flo
                 out = graph100(x0, y0, ml, scalars)
                 times.append(time.perf_counter() - start)
                 del out  # untimed: the dead graph is freed here, never computed
-        ml.mark_step()  # resets the pending-node count; nothing is live, nothing runs
+        ml.mark_step()  # resets the pending-node count; nothing pending is live, nothing runs
         return {"record": times}
 
     def steps() -> Samples:
@@ -283,28 +321,36 @@ def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, flo
             series["step+wait"].append(t3 - t0)
         return series
 
-    rec, m_rec = measure(record_only, cfg.warmup, cfg.graph_repeat)
-    st, m = measure(steps, cfg.warmup, cfg.graph_repeat)
-    rows += [
-        lazy_row(wl, "minilazy record+mark_step+wait", "step", st["step+wait"], m),
-        lazy_row(wl, "minilazy record+mark_step", "step", st["step"], m,
-                 note="execution still in flight"),
-        lazy_row(wl, "  record only (no barrier)", "step", rec["record"], m_rec, vs_numpy=False,
-                 note=f"{rec['record'].median / 100 * 1e6:.2f} µs/op"),
-        lazy_row(wl, "  record (inside the step)", "step", st["record"], m, vs_numpy=False),
-        lazy_row(wl, "  barrier: mark_step", "step", st["barrier"], m, vs_numpy=False),
-        lazy_row(wl, "  barrier: mark_step + wait", "step", st["barrier+wait"], m,
+    got = measure({"numpy": numpy_sample, "jax op-by-op": jax_sample(op_by_op),
+                   "jax.jit": jax_sample(jitted), "record": record_only, "steps": steps},
+                  cfg.warmup, cfg.graph_repeat)
+    rec, st = got["record"], got["steps"]
+    per_op = rec.series["record"].median / 100
+    rows = [
+        Row(wl, "numpy eager", "step", got["numpy"].series["step"]),
+        Row(wl, "jax op-by-op + block", "step", got["jax op-by-op"].series["step"]),
+        Row(wl, "jax.jit call + block", "step", got["jax.jit"].series["step"],
+            note="scalars baked in as constants" if scalars else ""),
+        lazy_row(wl, "minilazy record+mark_step+wait", "step", st.series["step+wait"], st),
+        lazy_row(wl, "minilazy record+mark_step", "step", st.series["step"], st,
+                 note="execution may still be in flight"),
+        lazy_row(wl, "  record only (no barrier)", "step", rec.series["record"], rec,
+                 vs_numpy=False, note=f"{per_op * 1e6:.2f} µs/op"),
+        lazy_row(wl, "  record (inside the step)", "step", st.series["record"], st,
+                 vs_numpy=False),
+        lazy_row(wl, "  barrier: mark_step", "step", st.series["barrier"], st, vs_numpy=False),
+        lazy_row(wl, "  barrier: mark_step + wait", "step", st.series["barrier+wait"], st,
                  vs_numpy=False),
     ]
-    out = graph100(x0, y0, ml, scalars)
-    lazy_error = float(np.max(np.abs(out.numpy() - expected)))
     derived = {
-        "barrier_direct_s": st["barrier"].median,
-        "barrier_wait_direct_s": st["barrier+wait"].median,
-        "barrier_by_difference_s": st["step"].median - rec["record"].median,
-        "barrier_wait_by_difference_s": st["step+wait"].median - rec["record"].median,
-        "max_abs_error_minilazy": lazy_error,
-        "max_abs_error_jit": jit_error,
+        "barrier_direct_s": st.series["barrier"].median,
+        "barrier_wait_direct_s": st.series["barrier+wait"].median,
+        "barrier_by_difference_s": st.series["step"].median - rec.series["record"].median,
+        "barrier_wait_by_difference_s": (st.series["step+wait"].median
+                                         - rec.series["record"].median),
+        "max_abs_error_minilazy": float(np.max(np.abs(
+            graph100(x0, y0, ml, scalars).numpy() - expected))),
+        "max_abs_error_jit": float(np.max(np.abs(np.asarray(jitted(jx, jy)) - expected))),
     }
     return rows, derived
 
@@ -339,20 +385,54 @@ def bench_chain(cfg: Config, n: int, act: str) -> tuple[list[Row], dict[str, flo
         y = chain(lx, ml, act)
         ml.wait(y)
 
-    rows: list[Row] = []
-    s, _ = measure(timed(lambda: chain(host, np, act)), cfg.warmup, repeat)
-    rows.append(Row(wl, "numpy eager", "step", s["step"]))
-    s, _ = measure(timed(lambda: chain(jx, jnp, act).block_until_ready()), cfg.warmup, repeat)
-    rows.append(Row(wl, "jax op-by-op + block", "step", s["step"]))
-    s, _ = measure(timed(lambda: jitted(jx).block_until_ready()), cfg.warmup, repeat)
-    rows.append(Row(wl, "jax.jit call + block", "step", s["step"]))
-    s, m = measure(timed(lazy_step), cfg.warmup, repeat)
-    rows.append(lazy_row(wl, "minilazy record + wait", "step", s["step"], m))
+    got = measure({
+        "numpy eager": timed(lambda: chain(host, np, act)),
+        "jax op-by-op + block": timed(lambda: chain(jx, jnp, act).block_until_ready()),
+        "jax.jit call + block": timed(lambda: jitted(jx).block_until_ready()),
+        "minilazy record + wait": timed(lazy_step),
+    }, cfg.warmup, repeat)
+    rows = []
+    for name, m in got.items():
+        note = f"{m.faults:.0f} page faults/step"
+        if name.startswith("minilazy"):
+            rows.append(lazy_row(wl, name, "step", m.series["step"], m, note=note))
+        else:
+            rows.append(Row(wl, name, "step", m.series["step"], note=note))
     errors = {
         "max_abs_error_minilazy": float(np.max(np.abs(chain(lx, ml, act).numpy() - expected))),
         "max_abs_error_jit": float(np.max(np.abs(np.asarray(jitted(jx)) - expected))),
     }
     return rows, errors
+
+
+def bench_single_op(cfg: Config, n: int, op: str) -> list[Row]:
+    """One op over ``n`` float32: what the chain's tanh and maximum cost on their own."""
+    wl = f"one op: {op} on {n:.0e} float32"
+    repeat = max(5, cfg.chain_repeat * 1_000_000 // n)
+    host = np.random.default_rng(0).standard_normal(n).astype(np.float32)
+    jx = jnp.asarray(host)
+    lx = ml.asarray(host)
+    ml.mark_step()
+
+    def apply(x: Array, ns: Any) -> Array:
+        return ns.tanh(x) if op == "tanh" else ns.maximum(x, 0.0)
+
+    jitted = jax.jit(functools.partial(apply, ns=jnp))
+
+    def timed(step: Callable[[], object]) -> Callable[[], Samples]:
+        def sample() -> Samples:
+            start = time.perf_counter()
+            step()
+            return {"step": [time.perf_counter() - start]}
+        return sample
+
+    got = measure({
+        "numpy eager": timed(lambda: apply(host, np)),
+        "jax.jit call + block": timed(lambda: jitted(jx).block_until_ready()),
+        "minilazy record + wait": timed(lambda: ml.wait(apply(lx, ml))),
+    }, cfg.warmup, repeat)
+    return [lazy_row(wl, name, "call", m.series["step"], m) if name.startswith("minilazy")
+            else Row(wl, name, "call", m.series["step"]) for name, m in got.items()]
 
 
 # -- report ------------------------------------------------------------------------------------
@@ -424,53 +504,54 @@ def goals(rows: Sequence[Row]) -> list[Goal]:
     return out
 
 
-def environment(single_thread: bool) -> dict[str, Any]:
+def environment(single_thread: bool, malloc_pinned: bool) -> dict[str, Any]:
     affinity = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
     return {
         "python": platform.python_version(), "numpy": np.__version__, "jax": jax.__version__,
         "minilazy": ml.__version__, "machine": platform.machine(), "cpu_count": os.cpu_count(),
         "affinity": affinity, "XLA_FLAGS": os.environ.get("XLA_FLAGS", ""),
         "single_thread": single_thread, "device": str(ml.default_device()),
-        "gc_enabled": gc.isenabled(),
+        "gc_enabled": gc.isenabled(), "glibc_malloc_pinned": malloc_pinned,
+        "load_average_1min": os.getloadavg()[0],
     }
 
 
 # -- profiling ---------------------------------------------------------------------------------
 def profile(cfg: Config) -> None:
-    """cProfile the minilazy recording loop and the graph100 steady state (top by own time).
+    """cProfile minilazy's hot paths: recording one op, and a cached barrier on graph100.
 
-    cProfile adds ~0.1-0.3 µs per Python call, so it inflates small functions; use it for the
-    call counts and the ranking, and the timed table for absolute numbers.
+    The barrier profiles switch the profiler on only around ``mark_step`` + ``wait``. cProfile
+    adds ~0.1-0.3 µs per Python call, so it inflates small functions: trust it for call counts
+    and ranking, and the timed table for absolute numbers.
     """
     a = ml.asarray(np.arange(4, dtype=np.float32))
     b = ml.asarray(np.ones(4, dtype=np.float32))
     x0 = ml.asarray(np.linspace(-1.0, 1.0, 8, dtype=np.float32))
     y0 = ml.asarray(np.linspace(0.5, -0.5, 8, dtype=np.float32))
-    for scalars in (True, False):  # compile outside the profile
-        out = graph100(x0, y0, ml, scalars)
-        ml.mark_step()
-        ml.wait(out)
-    n = cfg.record_ops
+    n, steps = cfg.record_ops, cfg.graph_steps * cfg.graph_repeat
 
-    def record_loops() -> None:
-        with ml.policy(max_pending_nodes=_NO_CUT):
-            _loop_add(a, b, n)
-            _loop_add(a, 1.0, n)
-        ml.mark_step()
+    def show(title: str, prof: cProfile.Profile, calls: int) -> None:
+        print(f"\n== cProfile: {title} ({calls} calls; divide times by it) ==")
+        pstats.Stats(prof).sort_stats("tottime").print_stats(16)
 
-    def graph_steps() -> None:
-        for scalars in (True, False):
-            for _ in range(cfg.graph_steps * 10):
-                out = graph100(x0, y0, ml, scalars)
-                ml.mark_step()
-                ml.wait(out)
-
-    for title, fn in (("record: y = a + b, tensor+tensor then tensor+scalar", record_loops),
-                      ("graph100 steps: record + mark_step + wait", graph_steps)):
+    for b_ in (b, 1.0):
         prof = cProfile.Profile()
-        prof.runcall(fn)
-        print(f"\n== cProfile: {title} ==")
-        pstats.Stats(prof).sort_stats("tottime").print_stats(22)
+        with ml.policy(max_pending_nodes=_NO_CUT):
+            prof.runcall(_loop_add, a, b_, n)
+        ml.mark_step()
+        show(f"record y = a + b, b = {'tensor' if b_ is b else 'Python scalar'}", prof, n)
+
+    for scalars in (True, False):
+        out = graph100(x0, y0, ml, scalars)
+        ml.mark_step()  # compiles, outside the profile
+        prof = cProfile.Profile()
+        for _ in range(steps):
+            out = graph100(x0, y0, ml, scalars)
+            prof.enable()
+            ml.mark_step()
+            ml.wait(out)
+            prof.disable()
+        show(f"cached barrier (mark_step + wait) on graph100, scalars={scalars}", prof, steps)
 
 
 # -- main --------------------------------------------------------------------------------------
@@ -497,6 +578,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="re-run pinned to one core (taskset -c 0) with XLA threading off")
     parser.add_argument("--profile", action="store_true",
                         help="only cProfile the minilazy recording and barrier hot paths")
+    parser.add_argument("--glibc-default-malloc", action="store_true",
+                        help="leave glibc's adaptive malloc thresholds alone (noisier NumPy "
+                             "times on big arrays; see pin_glibc_malloc)")
     args = parser.parse_args(argv)
     single = os.environ.get(_SINGLE_THREAD_ENV) == "1"
     if args.single_thread and not single:
@@ -507,10 +591,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
     started = time.perf_counter()
-    env = environment(single)
+    pinned = not args.glibc_default_malloc and pin_glibc_malloc()
+    env = environment(single, pinned)
     print(f"minilazy {env['minilazy']}, jax {env['jax']}, numpy {env['numpy']}, python "
           f"{env['python']}; {len(env['affinity'] or [])} of {env['cpu_count']} CPUs usable"
-          f"{', single-thread' if single else ''}; {'quick' if args.quick else 'full'} mode")
+          f"{', single-thread' if single else ''}; glibc malloc "
+          f"{'pinned' if pinned else 'adaptive'}; {'quick' if args.quick else 'full'} mode; "
+          f"load average {env['load_average_1min']:.2f}")
+    if env["load_average_1min"] > 0.5 * len(env["affinity"] or [1]):
+        print("WARNING: the machine is busy; timings will be noisy")
     rows = bench_record(cfg)
     derived: dict[str, dict[str, float]] = {}
     for scalars in (True, False):
@@ -522,12 +611,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             r, d = bench_chain(cfg, n, act)
             rows += r
             derived[r[0].workload] = d
+        for op in ("tanh", "maximum"):
+            rows += bench_single_op(cfg, n, op)
 
     print(table(rows))
     print("\nDerived (medians):")
     for workload, d in derived.items():
-        parts = [f"{k} {fmt_time(v) if k.endswith('_s') else f'{v:.2g}'}" for k, v in d.items()]
-        print(f"  {workload}: " + ", ".join(parts))
+        parts = [f"{k.removesuffix('_s')} {fmt_time(v)}" if k.endswith("_s") else f"{k} {v:.2g}"
+                 for k, v in d.items()]
+        print(f"  {workload}:\n    " + ", ".join(parts))
     results = goals(rows)
     print("\nGoals:")
     for g in results:
