@@ -102,6 +102,33 @@ def numpy_index(spec: Attrs, arrays: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+def index_text(spec: Attrs, arrays: Sequence[str]) -> str:
+    """``spec`` as the Python index expression that records it (``arrays`` name the arrays).
+
+    Example:
+        >>> index_text(((0, 3), (1, 4, 3, 2, True), (3, 0)), ["i"])
+        '3, 4::-2, i'
+    """
+    parts = []
+    for entry in spec:
+        assert isinstance(entry, tuple)
+        kind = entry[0]
+        if kind == INT:
+            parts.append(str(entry[1]))
+        elif kind == NEWAXIS:
+            parts.append("None")
+        elif kind == ARRAY:
+            parts.append(arrays[entry[1]])
+        elif kind == ELLIPSIS:
+            parts.append("...")
+        else:
+            _, start, count, step, neg = entry
+            step = -step if neg else step
+            stop = start + count * step
+            parts.append(f"{start}:{'' if stop < 0 else stop}" + (f":{step}" if step != 1 else ""))
+    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
+
+
 def index_shape(shape: Shape, spec: Attrs, array_shapes: Sequence[Shape]) -> Shape:
     """The shape of ``x[spec]`` for ``x`` of ``shape``, by NumPy's rules.
 

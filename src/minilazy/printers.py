@@ -16,7 +16,7 @@ from minilazy import lowering
 from minilazy.dtypes import DTYPES
 from minilazy.hashing import Cut, cut, roots_of
 from minilazy.hooks import backend
-from minilazy.indexing import ARRAY, ELLIPSIS, INT, NEWAXIS
+from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Attrs, Op
 from minilazy.ops import describe
 from minilazy.pycode import to_python
@@ -58,24 +58,6 @@ def _tensordot(attrs: Attrs) -> str:
     return f"axes={_ints(attrs[0])},{_ints(attrs[1])}"
 
 
-def _index(attrs: Attrs) -> str:
-    parts = []
-    for entry in attrs:
-        assert isinstance(entry, tuple)
-        if entry[0] == INT:
-            parts.append(str(entry[1]))
-        elif entry[0] == NEWAXIS:
-            parts.append("None")
-        elif entry[0] == ARRAY:
-            parts.append(f"idx{entry[1]}")
-        elif entry[0] == ELLIPSIS:
-            parts.append("...")
-        else:
-            _, start, count, step, neg = entry
-            parts.append(f"{start}+{count}x{'-' if neg else ''}{step}")
-    return "[" + ", ".join(parts) + "]"
-
-
 # How each op shows its attributes in IR text (slices print as start+count x step).
 ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
     **{op: _none for op in UNARY | BINARY},
@@ -85,7 +67,7 @@ ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
                               Op.ALL)},
     Op.TENSORDOT: _tensordot, Op.RESHAPE: _first("shape"), Op.TRANSPOSE: _first("perm"),
     Op.BROADCAST: _first("shape"), Op.FLIP: _first("axes"), Op.CONCAT: _first("axis"),
-    Op.GETITEM: _index, Op.SETITEM: _index, Op.SCATTER_ADD: _index,
+    Op.GETITEM: _none, Op.SETITEM: _none, Op.SCATTER_ADD: _none,  # shown with the operands
 }
 
 
@@ -131,9 +113,13 @@ class Graph:
             elif node.op is Op.SCALAR:
                 expr = f"scalar[{params[id(node)]}] ({node.payload})"
             else:
-                args = ", ".join(f"%{j}" for j in ins)
+                names = [f"%{j}" for j in ins]
+                if node.op in (Op.GETITEM, Op.SETITEM, Op.SCATTER_ADD):  # %0[1:, %2], value
+                    first = 1 if node.op is Op.GETITEM else 2
+                    index = f"{names[0]}[{index_text(node.attrs, names[first:])}]"
+                    names[:] = [index, *names[1:first]]
                 attrs = ATTRS[node.op](node.attrs)
-                expr = " ".join(p for p in (node.op.value, args, attrs) if p)
+                expr = " ".join(p for p in (node.op.value, ", ".join(names), attrs) if p)
             out.append((f"%{i} = {expr}", describe(node), node.site or ""))
         return out
 

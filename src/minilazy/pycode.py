@@ -17,7 +17,7 @@ from minilazy import dtypes
 from minilazy.dtypes import Scalar
 from minilazy.hashing import Cut
 from minilazy.hooks import backend
-from minilazy.indexing import ARRAY, ELLIPSIS, INT, NEWAXIS
+from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
 from minilazy.tracer import Tensor, record
 
@@ -78,35 +78,16 @@ def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
 
 
-def _index(n: Node, args: Sequence[str]) -> str:
-    parts = []
-    for entry in n.attrs:
-        assert isinstance(entry, tuple)
-        if entry[0] == INT:
-            parts.append(str(entry[1]))
-        elif entry[0] == NEWAXIS:
-            parts.append("None")
-        elif entry[0] == ARRAY:
-            parts.append(args[entry[1]])
-        elif entry[0] == ELLIPSIS:
-            parts.append("...")
-        else:
-            _, start, count, step, neg = entry
-            step = -step if neg else step
-            stop = start + count * step
-            parts.append(f"{start}:{'' if stop < 0 else stop}:{step}")
-    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
-
-
 def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    return [f"{name} = {args[0]}[{_index(n, args[1:])}]"]
+    return [f"{name} = {args[0]}[{index_text(n.attrs, args[1:])}]"]
 
 
 def _setitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
     if n.op is Op.SCATTER_ADD:
         return _replayed(name, n, args)
     # a new handle on the same value, then the in-place update rebinds just that handle
-    return [f"{name} = ml.positive({args[0]})", f"{name}[{_index(n, args[2:])}] = {args[1]}"]
+    return [f"{name} = ml.positive({args[0]})",
+            f"{name}[{index_text(n.attrs, args[2:])}] = {args[1]}"]
 
 
 def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
