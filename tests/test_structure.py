@@ -16,7 +16,7 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes"}, {"metrics"}, {"ir"}, {"indexing", "ops"},
-    {"hooks"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
+    {"hooks"}, {"scalars"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
     {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
     {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets"}, {"__init__", "demo", "__main__"},

@@ -18,7 +18,8 @@ from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike, Scalar
 from minilazy.hooks import backend
 from minilazy.ir import Device, Node, Op
-from minilazy.tracer import Tensor, _host_to_tensor, record, scalar
+from minilazy.scalars import scalar
+from minilazy.tracer import Tensor, _host_to_tensor, record
 
 ShapeLike = int | Sequence[int]
 

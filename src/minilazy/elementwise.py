@@ -14,7 +14,8 @@ from minilazy import dtypes
 from minilazy.creation import asarray
 from minilazy.dtypes import DType, DTypeLike, Scalar
 from minilazy.ir import Device, Node, Op
-from minilazy.tracer import Tensor, TensorLike, as_node, binary, is_weak, record, scalar
+from minilazy.scalars import is_weak, scalar
+from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
 
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:

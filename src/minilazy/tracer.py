@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Iterator
-from typing import Any, Final, TypeAlias, TypeGuard
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -18,18 +18,10 @@ from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
 from minilazy.hooks import LIVE, STATE, backend, user_site
 from minilazy.indexing import Item, index_spec
-from minilazy.ir import (
-    COMPARISONS,
-    Attrs,
-    Device,
-    DeviceError,
-    Node,
-    Op,
-    constant_leaf,
-    scalar_leaf,
-)
+from minilazy.ir import Attrs, Device, DeviceError, Node, Op
 from minilazy.metrics import COUNTERS
-from minilazy.ops import INFER, describe, signature
+from minilazy.ops import INFER, describe
+from minilazy.scalars import is_weak, scalar, weak_scalar
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Scalar | np.ndarray[Any, Any] | np.generic | list[Any]"
@@ -55,62 +47,11 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
     return t
 
 
-def is_weak(x: object) -> TypeGuard[Scalar]:
-    """True for a Python ``bool``, ``int`` or ``float`` (weak in NEP 50; NumPy scalars are not).
-
-    Example:
-        >>> is_weak(2.0), is_weak(np.float64(2.0))
-        (True, False)
-    """
-    return type(x) in (bool, int, float)
-
-
 def _same_device(op: Op, a: Tensor, b: Tensor) -> Device:
     if a._device is not b._device and a._device != b._device:
         raise DeviceError(f"{op.value}: operands are on different devices: {describe(a._node)} on "
                           f"{a._device} and {describe(b._node)} on {b._device}")
     return a._device
-
-
-# (op, Python type, other dtype, scalar first) -> the dtype NumPy gives the weak scalar
-_WEAK: Final[dict[tuple[Op, type, DType, bool], DType]] = {}
-
-
-def _scalar_node(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Node:
-    """A weak Python scalar as a parameter leaf, typed as NumPy 2 types it next to ``other``."""
-    key = (op, type(value), other, scalar_first)
-    dtype = _WEAK.get(key)
-    if dtype is None:
-        weak: type | DType = dtypes.bool_ if type(value) is bool else type(value)
-        sig = signature(op, weak, other) if scalar_first else signature(op, other, weak)
-        dtype = _WEAK[key] = sig[0] if scalar_first else sig[1]
-    if type(value) is int and dtype in dtypes.INTEGER:
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            if op not in COMPARISONS:
-                dtypes.check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
-            # NumPy 2 compares with an out-of-range Python int exactly: widen, do not overflow.
-            wide = dtypes.int64 if value < 1 << 63 else dtypes.uint64
-            sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)
-            dtype = sig[0] if scalar_first else sig[1]
-            dtypes.check_scalar(value, dtype)
-    return scalar(value, dtype)
-
-
-def scalar(value: Scalar, dtype: DType) -> Node:
-    """The leaf for Python number ``value`` as ``dtype``: a parameter, or a baked-in constant.
-
-    With ``BarrierPolicy(special_scalars=True)``, 0 and 1 are constants (as in PyTorch/XLA), so
-    XLA can simplify ``x * 1`` or ``maximum(x, 0)``; the key then includes them.
-
-    Example:
-        >>> from minilazy import dtypes
-        >>> scalar(0.5, dtypes.float32).attrs
-        ()
-    """
-    if STATE.special_scalars and (value == 1 or value == 0 and str(value)[0] != "-"):
-        return constant_leaf(value, dtype)
-    return scalar_leaf(value, dtype)
 
 
 def as_node(x: TensorLike, device: Device) -> Node:
@@ -154,11 +95,11 @@ def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
         if type(b) is Tensor:
             return record(op, (a._node, b._node), (), _same_device(op, a, b))
         if is_weak(b):
-            return record(op, (a._node, _scalar_node(op, b, a.dtype, False)), (), a._device)
+            return record(op, (a._node, weak_scalar(op, b, a.dtype, False)), (), a._device)
         return record(op, (a._node, as_node(b, a._device)), (), a._device)
     if type(b) is Tensor:
         if is_weak(a):
-            return record(op, (_scalar_node(op, a, b.dtype, True), b._node), (), b._device)
+            return record(op, (weak_scalar(op, a, b.dtype, True), b._node), (), b._device)
         return record(op, (as_node(a, b._device), b._node), (), b._device)
     raise TypeError(f"{op.value}: expected at least one Tensor, got {type(a).__name__} and "
                     f"{type(b).__name__}")
