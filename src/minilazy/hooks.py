@@ -59,7 +59,9 @@ class _State:
 
 STATE: Final = _State()
 # Every live tensor, weakly: mark_step() materialises the pending ones, and a buffer that no
-# live tensor holds may be donated. Tensors hash by identity so they can live in this set.
+# live tensor holds may be donated. Tensors hash by identity so they can live in this set; each
+# is added once, at construction (a second add, `in` or `discard` would compare with __eq__,
+# which is elementwise and lazy).
 LIVE: Final[weakref.WeakSet[Tensor]] = weakref.WeakSet()
 _PACKAGE_DIR: Final = __file__.rsplit("/", 1)[0]
 

@@ -70,6 +70,8 @@ def as_node(x: TensorLike, device: Device) -> Node:
             raise DeviceError(f"operands are on different devices: {describe(x._node)} is on "
                               f"{x._device}, the other operand on {device}")
         return x._node
+    if isinstance(x, np.generic):  # a NumPy scalar: strongly typed, but no transfer needed
+        return scalar(x.item(), dtypes.canonical(x.dtype))
     return _host_to_tensor(x, None, device)._node
 
 
