@@ -176,6 +176,8 @@ def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> N
 
 def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
     """The scalar parameters' values, one array per dtype group (see ``Cut.scalars``)."""
+    if not c.groups:  # too many to pack (see hashing.PACK_LIMIT): one argument each
+        return [s.dtype.type(s.payload) for s in c.scalars]
     values = [s.payload for s in c.scalars]
     if len(c.groups) == 1:
         return [np.array(values, c.groups[0][0])]

@@ -20,6 +20,9 @@ from minilazy.dtypes import CODE, DType
 from minilazy.ir import Device, Node, Op
 
 _digest: Final = attrgetter("digest")
+# Most scalar parameters that travel packed into arrays (measured: 100 packed scalars compile in
+# 0.15 s against 0.07 s as separate arguments, 400 in 4.7 s against 0.7 s).
+PACK_LIMIT: Final = 64
 
 
 @dataclass(frozen=True)
@@ -30,10 +33,12 @@ class Cut:
         order: every node, operands before users (post-order from the roots).
         positions: each node's position in ``order``.
         params: the ``DATA`` leaves, in the order first met: one parameter each.
-        scalars: the ``SCALAR`` leaves, grouped by dtype (in ``DTYPES`` order), then in the
-            order first met: the values of a group travel as one array, one parameter per dtype
-            instead of one per number (each argument of a compiled call costs ~1.7 us).
-        groups: the dtype and length of each group of ``scalars``.
+        scalars: the ``SCALAR`` parameters, grouped by dtype (in ``DTYPES`` order), then in the
+            order first met.
+        groups: the dtype and length of each group of ``scalars``, when they travel packed: one
+            array per dtype instead of one argument per number (each argument of a compiled
+            call costs ~1.7 us). Empty when there are more than :data:`PACK_LIMIT` scalars:
+            XLA's compile time grows quadratically with the slices that unpack them.
         outputs: the position in ``order`` of each root.
         device: where the program runs.
         key: the cache key: structure, attributes, shapes, dtypes, wiring, device.
@@ -146,5 +151,5 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
             by_dtype.setdefault(n.dtype, []).append(n)
     kinds = sorted(by_dtype, key=CODE.__getitem__)
     scalars = tuple([n for d in kinds for n in by_dtype[d]])
-    groups = tuple([(d, len(by_dtype[d])) for d in kinds])
+    groups = tuple([(d, len(by_dtype[d])) for d in kinds]) if len(scalars) <= PACK_LIMIT else ()
     return Cut(order, index, params, scalars, groups, outputs, device, key)

@@ -248,13 +248,16 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     """
     order, operands, outputs = c.order, c.operands, c.outputs
     data = {p: i for i, p in enumerate(c.params)}
-    scalars: dict[Node, tuple[int, int]] = {}
-    for g, (_, count) in enumerate(c.groups):
-        first = sum(n for _, n in c.groups[:g])
-        scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
+    scalars: dict[Node, tuple[int, int]] = {}  # a scalar's (group, index), or (position, -1)
+    if c.groups:
+        for g, (_, count) in enumerate(c.groups):
+            first = sum(n for _, n in c.groups[:g])
+            scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
+    else:
+        scalars.update({s: (k, -1) for k, s in enumerate(c.scalars)})
 
     def fn(*params: Array) -> tuple[Array, ...]:
-        packed = params[len(data):]
+        rest = params[len(data):]
         env: list[Array] = []
         for node, ins in zip(order, operands):
             if node.op is Op.DATA:
@@ -264,7 +267,7 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
                     args = [jnp.asarray(node.payload, node.dtype)]
                 else:
                     g, k = scalars[node]
-                    args = [packed[g][k]]
+                    args = [rest[g] if k < 0 else rest[g][k]]
             else:
                 args = [env[i] for i in ins]
             env.append(LOWER[node.op](args, node))
@@ -276,8 +279,9 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
 def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
     """The parameters' shapes and dtypes, placed on the cut's device."""
     sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
+    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
     return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params] + [
-        _SPEC((n,), d, sharding=sharding) for d, n in c.groups]
+        _SPEC(shape, d, sharding=sharding) for shape, d in scalars]
 
 
 @dataclass(frozen=True)
