@@ -144,11 +144,13 @@ class _Debugger:
                  seconds: float) -> None:
         site = user_site()
         where = f"{cause} at {site}" if site else cause
-        recent = self.recent.setdefault(site, deque(maxlen=10))
-        self.recent.move_to_end(site)
-        if len(self.recent) > 64:
-            self.recent.popitem(last=False)
-        recent.append(compiled)
+        recent: deque[bool] = deque(maxlen=10)
+        if cause != "eager":  # op by op, every new op compiles once: that is not a loop's fault
+            recent = self.recent.setdefault(site, recent)
+            self.recent.move_to_end(site)
+            if len(self.recent) > 64:
+                self.recent.popitem(last=False)
+            recent.append(compiled)
         if compiled:
             kind, detail, node = explain(c, donated, list(self.seen))
             self.seen.append((_summary(c), donated))

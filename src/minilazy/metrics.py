@@ -102,7 +102,7 @@ class Metrics:
         (True, 0)
     """
 
-    ops_recorded: int
+    ops_recorded: int  # live_buffers and live_bytes below count every JAX array in the process
     barriers: int
     compiles: int
     cache_hits: int
