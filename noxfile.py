@@ -33,3 +33,33 @@ def demo(session: nox.Session) -> None:
 def docs(session: nox.Session) -> None:
     session.install(".[docs]")
     session.run("sphinx-build", "-W", "-b", "html", "docs", "docs/_build/html")
+
+
+@nox.session
+def benchmarks(session: nox.Session) -> None:
+    """Side by side with the peers: nox -s benchmarks -- [--quick] [--systems ...] [--out DIR]."""
+    session.install(".", "matplotlib")  # matplotlib for the plot: here only, not a dependency
+    session.run("python", "benchmarks/run.py", *session.posargs)
+
+
+@nox.session
+def conformance(session: nox.Session) -> None:
+    """The oracle on minilazy (CPU): nox -s conformance [-- --hypothesis-profile=thorough]."""
+    session.install(".[test]")
+    session.run("pytest", "--pyargs", "minilazy.conformance",
+                "--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:cpu",
+                "--hypothesis-profile=ci", "--spec-coverage",
+                "--spec-report=conformance-minilazy-cpu.json", *session.posargs)
+
+
+@nox.session
+@nox.parametrize("backend", ["ltc", "xla"])
+def conformance_ltc(session: nox.Session, backend: str) -> None:
+    """The oracle on PyTorch's lazy tensors: torch._lazy (ltc) and PyTorch/XLA (xla)."""
+    # PyTorch/XLA pins its torch (DESIGN.md: torch 2.9.1 with torch_xla 2.9.0, about 6.5 GB).
+    peers = ["torch==2.13.0"] if backend == "ltc" else ["torch==2.9.1", "torch_xla==2.9.0"]
+    session.install(".[test]", *peers)
+    session.run("pytest", "--pyargs", "minilazy.conformance",
+                f"--lazy-impl=minilazy.conformance.adapters.torch_lazy:{backend}",
+                "--hypothesis-profile=ci", f"--spec-report=conformance-torch-{backend}.json",
+                *session.posargs, env={"PJRT_DEVICE": "CPU"})

@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import cProfile
-import ctypes
 import functools
 import gc
 import json
@@ -57,14 +56,14 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+from harness import XLA_SINGLE_THREAD, Samples, Stats, fmt_time, pin_glibc_malloc
+from workloads import Array, chain, graph100
+from workloads import loop_add as _loop_add
+from workloads import loop_only as _loop_only
 
 import minilazy as ml
 
-Array = Any  # a NumPy array, a JAX array or a minilazy Tensor: the workloads are generic
-Samples = dict[str, list[float]]  # named series of seconds per unit (op, step...)
-
 _SINGLE_THREAD_ENV = "MINILAZY_BENCH_SINGLE_THREAD"
-_XLA_SINGLE_THREAD = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
 _NO_CUT = 10**9  # max_pending_nodes that never auto-cuts inside a timed loop
 
 
@@ -89,21 +88,6 @@ QUICK = Config(warmup=1, record_ops=20_000, record_repeat=5, graph_steps=20, gra
 
 
 # -- measurement -------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Stats:
-    """Summary of a series of timings, in seconds."""
-
-    median: float
-    p10: float
-    p90: float
-    samples: int
-
-    @staticmethod
-    def of(xs: Sequence[float]) -> Stats:
-        p10, p50, p90 = np.percentile(np.asarray(xs, dtype=np.float64), [10, 50, 90])
-        return Stats(float(p50), float(p10), float(p90), len(xs))
-
-
 @dataclass
 class Row:
     """One line of the table: a system's time on a workload."""
@@ -161,44 +145,12 @@ def lazy_row(workload: str, system: str, unit: str, stats: Stats, m: Measured,
     return Row(workload, system, unit, stats, vs_numpy, m.compiles, m.cache_hits, note)
 
 
-def pin_glibc_malloc() -> bool:
-    """Make glibc keep freed memory (no trimming, 32 MiB mmap threshold); False if not glibc.
-
-    By default glibc adapts its thresholds to the allocation history, so whether a new 4 MB
-    array costs ~1000 page faults (~0.3 ms) or none depends on what the process did before:
-    NumPy's 20-op chain on 1e6 floats measured 2.7 ms or 8.5 ms in the same build. Pinning the
-    thresholds makes every system reuse warm memory for arrays up to 32 MiB. Larger ones (1e7
-    float32) are always fresh mmaps: NumPy asks for transparent huge pages (~570 faults per
-    40 MB), XLA's CPU allocator does not (~9800 faults, ~15 ms): see the page-fault column.
-    """
-    try:
-        mallopt = ctypes.CDLL(None).mallopt
-    except (OSError, AttributeError):
-        return False
-    m_trim_threshold, m_mmap_threshold = -1, -3  # from <malloc.h>
-    return bool(mallopt(m_mmap_threshold, 32 << 20)) and bool(mallopt(m_trim_threshold, 1 << 30))
-
-
 # -- workload 1: recording cost per op ---------------------------------------------------------
-def _loop_add(a: Array, b: Array, n: int) -> Array:
-    y = a
-    for _ in range(n):
-        y = a + b
-    return y
-
-
 def _loop_jnp_add(a: Array, b: Array, n: int) -> Array:
     add = jnp.add
     y = a
     for _ in range(n):
         y = add(a, b)
-    return y
-
-
-def _loop_only(a: Array, b: Array, n: int) -> Array:
-    y = a
-    for _ in range(n):
-        y = b
     return y
 
 
@@ -255,16 +207,6 @@ def bench_record(cfg: Config) -> list[Row]:
 
 
 # -- workload 2: a cached barrier on a 100-op graph --------------------------------------------
-def graph100(x: Array, y: Array, ns: Any, scalars: bool) -> Array:
-    """100 elementwise ops: 25 x (mul, add, tanh, maximum), with or without Python scalars."""
-    for i in range(25):
-        if scalars:  # 2 Python scalars per round: 50 scalar parameters in all
-            x = ns.maximum(ns.tanh(x * (0.9 + 0.001 * i) + y), -0.5 + 0.01 * i)
-        else:
-            x = ns.maximum(ns.tanh(x * y + y), y)
-    return x
-
-
 def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, float]]:
     wl = f"graph100: 100 ops on f32[8], {'50 Python scalars' if scalars else 'tensors only'}"
     k = cfg.graph_steps
@@ -356,14 +298,6 @@ def bench_graph100(cfg: Config, scalars: bool) -> tuple[list[Row], dict[str, flo
 
 
 # -- workload 3: a 20-op elementwise chain on big arrays ---------------------------------------
-def chain(x: Array, ns: Any, act: str) -> Array:
-    """``minilazy.demo``'s chain: 5 x (mul, add, maximum, sub); ``act="tanh"`` swaps maximum."""
-    for i in range(5):
-        z = x * 1.01 + 0.1 * i
-        x = (ns.maximum(z, 0.0) if act == "maximum" else ns.tanh(z)) - 0.3
-    return x
-
-
 def bench_chain(cfg: Config, n: int, act: str) -> tuple[list[Row], dict[str, float]]:
     wl = f"chain: 20 ops ({act}) on {n:.0e} float32"
     repeat = max(5, cfg.chain_repeat * 1_000_000 // n)
@@ -436,13 +370,6 @@ def bench_single_op(cfg: Config, n: int, op: str) -> list[Row]:
 
 
 # -- report ------------------------------------------------------------------------------------
-def fmt_time(seconds: float) -> str:
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if abs(seconds) >= scale:
-            return f"{seconds / scale:.3g} {unit}"
-    return f"{seconds / 1e-9:.3g} ns"
-
-
 def numpy_median(rows: Sequence[Row], workload: str) -> float | None:
     for r in rows:
         if r.workload == workload and r.system == "numpy eager":
@@ -559,7 +486,7 @@ def reexec_single_thread() -> None:
     """Run this script again, pinned to one core, with XLA's threading switched off."""
     env = dict(os.environ)
     env[_SINGLE_THREAD_ENV] = "1"
-    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {_XLA_SINGLE_THREAD}".strip()
+    env["XLA_FLAGS"] = f"{env.get('XLA_FLAGS', '')} {XLA_SINGLE_THREAD}".strip()
     command = [sys.executable, os.path.abspath(__file__), *sys.argv[1:]]
     taskset = shutil.which("taskset")
     if taskset is None:

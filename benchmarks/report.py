@@ -1,0 +1,334 @@
+"""The report of ``run.py``: goals, Markdown tables for the docs, and the plot.
+
+Reads the same dictionary ``run.py`` writes to ``results.json``, so a report can be redone from
+that file: ``python benchmarks/report.py benchmarks/results/results.json``.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from harness import fmt_time
+from systems import SYSTEMS
+
+SYSTEM_ORDER = ("minilazy", "minilazy-special", "numpy", "jax", "jax-jit", "torch-lazy",
+                "torch-xla", "torch")
+THREAD_TITLES = {"one": "One thread (taskset -c 0; XLA, torch, OpenMP, OpenBLAS at 1 thread)",
+                 "default": "Default threads (all {cpus} CPUs, every library's own default)"}
+
+# (workload, metric, row title) of the main table, in order.
+ROWS = (
+    ("record/tensor+tensor", "op", "per op: `a + b`, tensor + tensor"),
+    ("record/tensor+scalar", "op", "per op: `a + 0.5`, tensor + Python scalar"),
+    ("graph100/scalars", "barrier+wait", "cached barrier + wait, 100-op graph, 50 scalars"),
+    ("graph100/scalars", "barrier", "cached barrier returns, 100-op graph, 50 scalars"),
+    ("graph100/scalars", "step", "100-op graph step, 50 scalars"),
+    ("graph100/tensors", "barrier+wait", "cached barrier + wait, 100-op graph, tensors only"),
+    ("graph100/tensors", "barrier", "cached barrier returns, 100-op graph, tensors only"),
+    ("graph100/tensors", "step", "100-op graph step, tensors only"),
+    ("mlp", "step", "MLP training step (784-256-10, batch 128)"),
+    ("chain/1e6", "step", "20-op elementwise chain, 1e6 float32"),
+    ("chain/1e7", "step", "20-op elementwise chain, 1e7 float32"),
+)
+
+Result = dict[str, Any]
+
+
+def label(system: str) -> str:
+    return SYSTEMS[system].label if system in SYSTEMS else system
+
+
+def find(results: Sequence[Result], threads: str, workload: str, metric: str, system: str
+         ) -> Result | None:
+    for r in results:
+        if (r["threads"], r["workload"], r["metric"], r["system"]) == (threads, workload, metric,
+                                                                       system):
+            return r
+    return None
+
+
+# -- goals -------------------------------------------------------------------------------------
+def _goal(threads: str, name: str, ours: Result | None, theirs: Result | None, peer: str,
+          target: float, higher_is_better: bool = False) -> dict[str, Any]:
+    """Compare minilazy's median to a peer's: ratio ours/theirs (or theirs/ours)."""
+    goal: dict[str, Any] = {"threads": threads, "goal": name, "target": target, "peer": peer}
+    if ours is None or theirs is None:
+        missing = "minilazy" if ours is None else label(peer)
+        goal.update(met=None, ratio=None, value=f"n/a: no {missing} result")
+        return goal
+    a, b = ours["median"], theirs["median"]
+    if higher_is_better:
+        ratio = b / a
+        goal.update(met=ratio >= target, ratio=ratio,
+                    value=f"{fmt_time(b)} / {fmt_time(a)} = {ratio:.2f}x")
+    else:
+        ratio = a / b
+        goal.update(met=ratio <= target, ratio=ratio,
+                    value=f"{fmt_time(a)} vs {fmt_time(b)} = {ratio:.2f}x")
+    return goal
+
+
+def evaluate_goals(results: Sequence[Result], settings: Sequence[str]) -> list[dict[str, Any]]:
+    """The issue's goals, as ratios of medians from the same run, per thread setting."""
+    goals = []
+    for t in settings:
+        get = functools.partial(find, results, t)  # (workload, metric, system) -> result
+        for kind in ("tensor+tensor", "tensor+scalar"):
+            wl = f"record/{kind}"
+            goals.append(_goal(t, f"recording ({kind}) <= 0.5x PyTorch/XLA per op",
+                               get(wl, "op", "minilazy"), get(wl, "op", "torch-xla"),
+                               "torch-xla", 0.5))
+        for variant in ("scalars", "tensors"):
+            wl = f"graph100/{variant}"
+            goals.append(_goal(t, f"cached barrier + wait, 100-op graph ({variant}) <= 0.5x "
+                               "torch._lazy", get(wl, "barrier+wait", "minilazy"),
+                               get(wl, "barrier+wait", "torch-lazy"), "torch-lazy", 0.5))
+        ours = get("mlp", "step", "minilazy")
+        goals.append(_goal(t, "MLP step <= 1.3x jax.jit", ours, get("mlp", "step", "jax-jit"),
+                           "jax-jit", 1.3))
+        for peer in ("torch-lazy", "torch-xla"):
+            goals.append(_goal(t, f"MLP step below {label(peer)}", ours,
+                               get("mlp", "step", peer), peer, 1.0))
+        goals.append(_goal(t, "20-op chain at 1e6 >= 5x NumPy eager",
+                           get("chain/1e6", "step", "minilazy"),
+                           get("chain/1e6", "step", "numpy"), "numpy", 5.0,
+                           higher_is_better=True))
+    return goals
+
+
+def _verdict(g: dict[str, Any]) -> str:
+    return {True: "met", False: "MISSED", None: "n/a"}[g["met"]]
+
+
+def print_goals(goals: Sequence[dict[str, Any]]) -> None:
+    print("Goals (ratios of medians from this run):")
+    for g in goals:
+        print(f"  [{_verdict(g):>6}] {g['threads']} thread: {g['goal']}: {g['value']}")
+
+
+# -- Markdown ----------------------------------------------------------------------------------
+def _cell_time(r: Result | None) -> str:
+    if r is None:
+        return "—"
+    return f"{fmt_time(r['median'])} ({fmt_time(r['p10'])}–{fmt_time(r['p90'])})"
+
+
+def _cold_rows(cold: Sequence[Result], threads: str, systems: Sequence[str]
+               ) -> list[tuple[str, list[str]]]:
+    import numpy as np
+
+    def runs(system: str, memory_run: bool | None = None) -> list[Result]:
+        return [c for c in cold if c["threads"] == threads and c["system"] == system
+                and (memory_run is None or c["memory_run"] == memory_run)]
+
+    def spread(values: list[float], fmt: Callable[[float], str]) -> str:
+        if not values:
+            return "—"
+        p10, p50, p90 = np.percentile(values, [10, 50, 90])
+        if len(values) == 1:
+            return fmt(float(p50))
+        return f"{fmt(float(p50))} ({fmt(float(p10))}–{fmt(float(p90))})"
+
+    def mib(x: float) -> str:
+        return f"{x:.0f} MiB"
+
+    def seconds(x: float) -> str:
+        return fmt_time(x)
+
+    def memory(system: str, key: str, fmt: Callable[[float], str]) -> str:
+        got = runs(system, True)
+        return fmt(got[0][key]) if got and got[0][key] is not None else "—"
+
+    def compiles(system: str) -> str:
+        got = runs(system, True)
+        if not got or got[0]["compiles_first_step"] is None:
+            return "—"
+        return f"{got[0]['compiles_first_step']} + {got[0]['compiles_later_steps']}"
+
+    def losses(system: str) -> str:
+        got = runs(system, True)
+        if not got or got[0].get("loss_step21") is None:
+            return "—"
+        return f"{got[0]['loss_first']:.4f} → {got[0]['loss_step21']:.4f}"
+
+    steps = next((c["steps"] for c in cold if c["memory_run"]), 0)
+    return [
+        ("first MLP step in a fresh process (compiles)",
+         [spread([c["first_step_s"] for c in runs(s)], seconds) for s in systems]),
+        (f"compiles: first step + next {steps} steps", [compiles(s) for s in systems]),
+        (f"peak RSS over {steps + 1} steps", [memory(s, "peak_rss_mib", mib) for s in systems]),
+        ("peak RSS growth over the set-up process",
+         [memory(s, "peak_growth_mib", mib) for s in systems]),
+        (f"MLP step, mean of the {steps} steps after the first",
+         [memory(s, "later_step_s", seconds) for s in systems]),
+        ("import + set-up of the worker",
+         [spread([c["import_s"] for c in runs(s)], seconds) for s in systems]),
+        ("loss after step 1 → step 21 (same numbers in, same loss out)",
+         [losses(s) for s in systems]),
+    ]
+
+
+def _table(header: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(["---"] * len(header)) + "|"]
+    lines += ["| " + " | ".join([title, *cells]) + " |" for title, cells in rows]
+    return lines
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """Tables for the docs (MyST Markdown, no top-level title): per thread setting, goals."""
+    env, results, cold = report["environment"], report["results"], report["cold"]
+    present = {r["system"] for r in results} | {c["system"] for c in cold}
+    systems = [s for s in SYSTEM_ORDER if s in present]
+    loads = [x["load1"] for x in report["load"]]
+    by_python: dict[str, tuple[list[str], dict[str, str]]] = {}  # python -> systems, versions
+    for w in report["workers"]:
+        systems_here, versions = by_python.setdefault(w["python"], ([], {}))
+        if label(w["system"]) not in systems_here:
+            systems_here.append(label(w["system"]))
+        versions.update({k: v for k, v in w["versions"].items()
+                         if not k.endswith("_file") and k != "torch_threads"})
+    environments = "; ".join(
+        ", ".join(f"{k} {v}" for k, v in sorted(versions.items())) + f" ({', '.join(names)})"
+        for names, versions in by_python.values())
+    lines = [
+        "<!-- Generated by benchmarks/run.py: do not edit; run it again. -->",
+        "",
+        f"Measured {env['date']} on {env['cpu'] or env['machine']} ({env['cpu_count']} CPUs), "
+        f"{env['mode']} mode, in {env['seconds']:.0f} s; load average "
+        f"{min(loads, default=0):.2f}–{max(loads, default=0):.2f} during the run. "
+        "Each cell: median (p10–p90) of the samples, taken round-robin across the systems, "
+        f"one process per system. Versions: {environments}.",
+        "",
+    ]
+    header = ["", *[label(s) for s in systems]]
+    for t in env["threads"]:
+        lines += [f"### {THREAD_TITLES[t].format(cpus=env['cpu_count'])}", ""]
+        rows = [(title, [_cell_time(find(results, t, wl, metric, s)) for s in systems])
+                for wl, metric, title in ROWS]
+        rows = [r for r in rows if any(c != "—" for c in r[1])]
+        lines += _table(header, rows) + [""]
+        lines += _table(header, _cold_rows(cold, t, systems)) + [""]
+    lines += ["### Goals", ""]
+    lines += [f"- **{_verdict(g)}** ({g['threads']} thread) {g['goal']}: {g['value']}"
+              for g in report["goals"]]
+    lines += [
+        "",
+        "Notes: the per-op rows time recording for the lazy systems (no barrier) and running "
+        "for the eager ones; `jax.jit` has no per-op cost. *Cached barrier + wait* is "
+        "`mark_step` plus waiting for the result, after recording the same graph again (a "
+        "cache hit); *returns* is `mark_step` alone (PyTorch/XLA executes asynchronously). "
+        "`jax.jit` bakes Python scalars into the program as constants; PyTorch/XLA and "
+        "`minilazy special_scalars` bake only 0 and 1. The MLP step includes moving the batch "
+        "to the device. Every lazy system's timed samples compiled nothing unless noted.",
+    ]
+    compiled = sorted({f"{label(r['system'])} ({r['workload']}, {r['threads']} thread)"
+                       for r in results if r.get("compiles_timed")})
+    if compiled:
+        lines += ["", "Compiled during timed samples: " + "; ".join(compiled) + "."]
+    for note in report.get("notes", []):
+        lines += ["", f"Note: {note}"]
+    return "\n".join(lines) + "\n"
+
+
+# -- plot --------------------------------------------------------------------------------------
+PANELS = (
+    ("record/tensor+tensor", "op", "per op: a + b (tensor + tensor)"),
+    ("record/tensor+scalar", "op", "per op: a + 0.5 (tensor + scalar)"),
+    ("graph100/scalars", "barrier+wait", "cached barrier + wait, 100 ops, 50 scalars"),
+    ("graph100/tensors", "barrier+wait", "cached barrier + wait, 100 ops, tensors"),
+    ("mlp", "step", "MLP training step"),
+    ("chain/1e6", "step", "20-op chain, 1e6 float32"),
+    ("chain/1e7", "step", "20-op chain, 1e7 float32"),
+    ("cold", "first_step_s", "first MLP step (compile)"),
+    ("cold", "peak_rss_mib", "peak RSS over the MLP run (MiB)"),
+)
+
+
+def _panel_values(report: dict[str, Any], threads: str, workload: str, metric: str,
+                  system: str) -> tuple[float, float, float] | None:
+    """(median, p10, p90) of one bar, or None when the system has no such result."""
+    import numpy as np
+
+    if workload != "cold":
+        r = find(report["results"], threads, workload, metric, system)
+        return None if r is None else (r["median"], r["p10"], r["p90"])
+    xs = [c[metric] for c in report["cold"] if c["threads"] == threads
+          and c["system"] == system and (metric != "peak_rss_mib" or c["memory_run"])]
+    if not xs:
+        return None
+    p50, p10, p90 = np.percentile(xs, [50, 10, 90])
+    return float(p50), float(p10), float(p90)
+
+
+def plot(report: dict[str, Any], stem: Path) -> list[Path]:
+    """A grid of horizontal bar charts, one per workload; PNG and SVG. Needs matplotlib."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    settings = report["environment"]["threads"]
+    fig, axes = plt.subplots(3, 3, figsize=(15, 11), constrained_layout=True)
+    colors = {"one": "#1f77b4", "default": "#ff7f0e"}
+    names = {"one": "one thread", "default": "default threads"}
+    height = 0.8 / max(1, len(settings))
+    for ax, (wl, metric, title) in zip(axes.flat, PANELS):
+        values = {(t, s): _panel_values(report, t, wl, metric, s)
+                  for t in settings for s in SYSTEM_ORDER}
+        systems = [s for s in SYSTEM_ORDER if any(values[t, s] for t in settings)]
+        ax.set_title(title, fontsize=10)
+        if not systems:
+            ax.text(0.5, 0.5, "not measured", transform=ax.transAxes, ha="center")
+            continue
+        for k, t in enumerate(settings):
+            rows = [(i, v) for i, s in enumerate(systems) if (v := values[t, s]) is not None]
+            ax.barh([i + k * height for i, _ in rows], [v[0] for _, v in rows], height,
+                    xerr=[[v[0] - v[1] for _, v in rows], [v[2] - v[0] for _, v in rows]],
+                    color=colors[t], label=names[t], capsize=2)
+        ax.set_yticks([i + height * (len(settings) - 1) / 2 for i in range(len(systems))],
+                      [label(s) for s in systems])
+        ax.invert_yaxis()
+        if metric == "peak_rss_mib":
+            ax.set_xlabel("MiB")
+        else:
+            ax.set_xscale("log")
+            low, high = ax.get_xlim()
+            few_decades = high / max(low, 1e-12) < 300  # room for 1-2-5 ticks
+            ax.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0) if few_decades else (1.0,)))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_time(x)))
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.grid(axis="x", alpha=0.3)
+    axes.flat[0].legend(loc="lower right", fontsize=8)
+    env = report["environment"]
+    fig.suptitle(f"minilazy and the peers: median, whiskers p10–p90, log scale "
+                 f"({env['date']}, {env['mode']} mode)")
+    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
+    for p in paths:
+        fig.savefig(p, dpi=110)
+    plt.close(fig)
+    return paths
+
+
+def main(argv: Sequence[str]) -> int:
+    """Redo the goals, Markdown and plot from a results.json."""
+    path = Path(argv[1])
+    report = json.loads(path.read_text())
+    md = markdown(report)
+    path.with_suffix(".md").write_text(md)
+    print(md)
+    print_goals(report["goals"])
+    try:
+        plot(report, path.with_suffix(""))
+    except ImportError:
+        print("(no plot: matplotlib is not installed in this environment)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

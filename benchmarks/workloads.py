@@ -1,0 +1,131 @@
+"""The benchmark programs, written once over an array namespace (NumPy, jax.numpy, minilazy...).
+
+Every system runs the same source: ``ns`` is the module (``np``, ``jnp``, ``ml``) or a small
+adapter with ``tanh`` and ``maximum`` (torch). The MLP's parameters and batches are NumPy arrays
+made here from fixed seeds, so every system starts from the same numbers and its losses can be
+compared. NumPy only (the peers' worker processes import this module).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+Array = Any  # a NumPy array, a JAX array, a minilazy Tensor or a torch tensor
+HostArray = np.ndarray[Any, Any]
+
+# -- recording cost per op ---------------------------------------------------------------------
+SCALAR = 0.5  # tensor + scalar: not 0 or 1, which PyTorch/XLA (and special_scalars) bake in
+
+
+def loop_add(a: Array, b: Array, n: int) -> Array:
+    """``y = a + b``, ``n`` times: each result dies at the next iteration."""
+    y = a
+    for _ in range(n):
+        y = a + b
+    return y
+
+
+def loop_only(a: Array, b: Array, n: int) -> Array:
+    """The same Python loop without the op, to price the loop alone."""
+    y = a
+    for _ in range(n):
+        y = b
+    return y
+
+
+# -- a 100-op graph ----------------------------------------------------------------------------
+def graph100(x: Array, y: Array, ns: Any, scalars: bool) -> Array:
+    """100 elementwise ops: 25 x (mul, add, tanh, maximum), with or without Python scalars."""
+    for i in range(25):
+        if scalars:  # 2 Python scalars per round: 50 scalar parameters in all
+            x = ns.maximum(ns.tanh(x * (0.9 + 0.001 * i) + y), -0.5 + 0.01 * i)
+        else:
+            x = ns.maximum(ns.tanh(x * y + y), y)
+    return x
+
+
+def graph100_inputs() -> tuple[HostArray, HostArray]:
+    """The two ``f32[8]`` inputs of :func:`graph100`."""
+    return (np.linspace(-1.0, 1.0, 8, dtype=np.float32),
+            np.linspace(0.5, -0.5, 8, dtype=np.float32))
+
+
+# -- a 20-op elementwise chain -----------------------------------------------------------------
+def chain(x: Array, ns: Any, act: str = "maximum") -> Array:
+    """``minilazy.demo``'s chain: 5 x (mul, add, maximum, sub); ``act="tanh"`` swaps maximum."""
+    for i in range(5):
+        z = x * 1.01 + 0.1 * i
+        x = (ns.maximum(z, 0.0) if act == "maximum" else ns.tanh(z)) - 0.3
+    return x
+
+
+def chain_input(n: int) -> HostArray:
+    """``n`` standard-normal float32 values (seed 0)."""
+    return np.random.default_rng(0).standard_normal(n).astype(np.float32)
+
+
+# -- the MLP training step ---------------------------------------------------------------------
+SIZES = (784, 256, 10)  # minilazy.demo's MLP
+BATCH = 128
+MOMENTUM = 0.9
+PARAM_NAMES = ("w1", "b1", "w2", "b2")
+
+
+def mlp_init(seed: int = 0) -> dict[str, HostArray]:
+    """He-initialised weights and zero biases: the same numbers as ``minilazy.demo.init_params``."""
+    rng = np.random.default_rng(seed)
+    n_in, n_hidden, n_out = SIZES
+    return {
+        "w1": (rng.standard_normal((n_in, n_hidden)) * math.sqrt(2 / n_in)).astype(np.float32),
+        "b1": np.zeros(n_hidden, np.float32),
+        "w2": (rng.standard_normal((n_hidden, n_out)) * math.sqrt(2 / n_hidden)).astype(
+            np.float32),
+        "b2": np.zeros(n_out, np.float32),
+    }
+
+
+def mlp_batches(count: int = 8, seed: int = 1) -> list[tuple[HostArray, HostArray]]:
+    """``count`` batches of uniform ``f32[128, 784]`` images and int32 labels in ``0..9``."""
+    rng = np.random.default_rng(seed)
+    return [(rng.random((BATCH, SIZES[0]), dtype=np.float32),
+             rng.integers(0, SIZES[-1], BATCH).astype(np.int32)) for _ in range(count)]
+
+
+def learning_rate(step: int, steps: int = 1000, peak: float = 0.05) -> float:
+    """A cosine schedule: a new Python float every step (a lazy system must not recompile)."""
+    return peak * 0.5 * (1 + math.cos(math.pi * (step % steps) / steps))
+
+
+class NumpyMLP:
+    """The MLP step in NumPy eager, with a hand-written backward pass (updates in place)."""
+
+    def __init__(self) -> None:
+        self.p = mlp_init()
+        self.v = {k: np.zeros_like(a) for k, a in self.p.items()}
+        self._rows = np.arange(BATCH)
+
+    def step(self, x: HostArray, y: HostArray, lr: float) -> float:
+        """One SGD-with-momentum step on the mean softmax cross-entropy; returns the loss."""
+        p, rows = self.p, self._rows
+        pre = x @ p["w1"] + p["b1"]
+        h = np.maximum(pre, 0.0)
+        z = h @ p["w2"] + p["b2"]
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        total = e.sum(axis=1, keepdims=True)
+        softmax = e / total
+        loss = float(np.mean(np.log(total[:, 0]) + z.max(axis=1) - z[rows, y]))
+        dz = softmax
+        dz[rows, y] -= 1.0
+        dz /= len(y)
+        dh = dz @ p["w2"].T
+        dh[pre <= 0] = 0.0
+        grads = {"w1": x.T @ dh, "b1": dh.sum(axis=0), "w2": h.T @ dz, "b2": dz.sum(axis=0)}
+        for k, g in grads.items():
+            v = self.v[k]
+            v *= MOMENTUM
+            v += g
+            p[k] -= lr * v
+        return loss

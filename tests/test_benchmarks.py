@@ -1,0 +1,54 @@
+"""Smoke test of the benchmark entry point: it runs, and writes the report files.
+
+Only that ``benchmarks/run.py --quick`` works on minilazy, NumPy and jax.jit and produces every
+workload: no timing is asserted (timings belong to the benchmark, not to the test suite).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+SYSTEMS = ("minilazy", "numpy", "jax-jit")
+WORKLOADS = {"record/tensor+tensor", "record/tensor+scalar", "graph100/scalars",
+             "graph100/tensors", "mlp", "chain/1e6", "chain/1e7"}
+
+
+def test_quick_run_writes_every_workload(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--systems", *SYSTEMS, "--threads", "one",
+         "--out", str(tmp_path), "--peers", str(tmp_path / "no-peers")],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    report = json.loads((tmp_path / "results.json").read_text())
+    results = report["results"]
+    assert {r["workload"] for r in results} == WORKLOADS
+    assert {r["system"] for r in results} == set(SYSTEMS)
+    for r in results:
+        assert 0 < r["p10"] <= r["median"] <= r["p90"], r
+    # jax.jit has no per-op cost; every other system has a result for every workload.
+    for system in ("minilazy", "numpy"):
+        assert {r["workload"] for r in results if r["system"] == system} == WORKLOADS
+    # The lazy system reports its barrier, and compiled nothing while it was timed.
+    lazy = [r for r in results if r["system"] == "minilazy"]
+    assert {"record", "barrier", "barrier+wait"} <= {r["metric"] for r in lazy}
+    assert all(r["compiles_timed"] == 0 for r in lazy)
+
+    # One cold run per system: the same MLP, from the same numbers, gives the same losses.
+    cold = {c["system"]: c for c in report["cold"]}
+    assert set(cold) == set(SYSTEMS)
+    assert cold["minilazy"]["compiles_first_step"] >= 1
+    assert cold["minilazy"]["compiles_later_steps"] == 0
+    assert cold["numpy"]["compiles_first_step"] is None
+    for c in cold.values():
+        assert c["peak_rss_mib"] > 0
+        assert abs(c["loss_first"] - cold["numpy"]["loss_first"]) < 1e-4
+        assert abs(c["loss_step21"] - cold["numpy"]["loss_step21"]) < 1e-3
+
+    assert {g["goal"] for g in report["goals"]}  # evaluated (n/a without the peers)
+    assert (tmp_path / "results.md").read_text().count("\n|") > 10
+    assert report["notes"] == [], report["notes"]
