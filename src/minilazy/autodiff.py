@@ -20,7 +20,7 @@ from minilazy.hashing import linearize
 from minilazy.ir import Node, Op
 from minilazy.reductions import sum as reduce_sum
 from minilazy.shaping import broadcast_to, reshape
-from minilazy.tracer import Tensor, record
+from minilazy.tracer import Tensor, handle, record
 
 Cotangents = tuple[Tensor | None, ...]
 # A VJP rule: (cotangent of the output, the output, the operands, the node) -> operand cotangents
@@ -280,8 +280,8 @@ def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
         if node in targets:
             grads[targets[node]] = g
             continue
-        operands = tuple(Tensor(o, device) for o in node.operands)
-        contributions = VJP[node.op](g, Tensor(node, device), operands, node)
+        operands = tuple(handle(o, device) for o in node.operands)
+        contributions = VJP[node.op](g, handle(node, device), operands, node)
         for o, ct in zip(node.operands, contributions):
             if ct is None or o not in reaches or o.dtype not in dtypes.FLOATING:
                 continue

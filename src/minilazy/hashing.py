@@ -11,6 +11,7 @@ process (only ``str`` hashing is salted), so keys are too. Never imports jax.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
@@ -145,11 +146,12 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     outputs = tuple([index[r] for r in roots])
     key = hash((tuple([n.digest for n in order]), edges, outputs, device.code))
     params = tuple([n for n in leaves if n.op is Op.DATA])
-    by_dtype: dict[DType, list[Node]] = {}
-    for n in leaves:
-        if n.op is Op.SCALAR and not n.attrs:  # attrs: a constant, baked into the program
-            by_dtype.setdefault(n.dtype, []).append(n)
-    kinds = sorted(by_dtype, key=CODE.__getitem__)
-    scalars = tuple([n for d in kinds for n in by_dtype[d]])
-    groups = tuple([(d, len(by_dtype[d])) for d in kinds]) if len(scalars) <= PACK_LIMIT else ()
+    # (a SCALAR with attrs is a constant, baked into the program: not a parameter)
+    found = [n for n in leaves if n.op is Op.SCALAR and not n.attrs]
+    kinds = Counter([n.dtype for n in found])
+    if len(kinds) > 1:  # usually one dtype; else group them (a stable sort keeps their order)
+        found.sort(key=lambda n: CODE[n.dtype])
+    scalars = tuple(found)
+    ordered = sorted(kinds, key=CODE.__getitem__)
+    groups = tuple([(d, kinds[d]) for d in ordered]) if len(scalars) <= PACK_LIMIT else ()
     return Cut(order, index, params, scalars, groups, outputs, device, key)

@@ -10,6 +10,7 @@ inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
 
 
+@functools.cache  # jax.devices() costs microseconds, and every transfer asks
 def jax_device(device: Device) -> Any:
     """The JAX device object for a minilazy :class:`~minilazy.ir.Device`.
 

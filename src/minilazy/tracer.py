@@ -47,6 +47,23 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
     return t
 
 
+def handle(node: Node, device: Device) -> Tensor:
+    """A tensor for an existing node, not registered as live: a short-lived internal view.
+
+    Autodiff wraps the forward graph's nodes in these; one must never reach the user, whose
+    tensors ``mark_step`` finds through the live registry.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> handle(x._node, x.device).shape
+        (2,)
+    """
+    t = Tensor.__new__(Tensor)
+    t._node, t._device = node, device
+    return t
+
+
 def _same_device(op: Op, a: Tensor, b: Tensor) -> Device:
     if a._device is not b._device and a._device != b._device:
         raise DeviceError(f"{op.value}: operands are on different devices: {describe(a._node)} on "
