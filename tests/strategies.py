@@ -21,6 +21,10 @@ def elements(dtype: np.dtype, domain: str = "", operand: int = 0) -> st.SearchSt
         return st.integers(0, dtype.itemsize * 8 - 1)
     if domain == "exponent" and operand == 1 and dtype.kind in "iu":
         return st.integers(0, 6)
+    if dtype.kind == "f" and domain == "divisor" and operand == 1:
+        limit = 0.5 / float(np.finfo(dtype).smallest_normal)  # the reciprocal stays normal
+        return st.floats(-limit, limit, allow_subnormal=False, width=dtype.itemsize * 8) | \
+            st.sampled_from([float("inf"), float("-inf"), float("nan")])
     if dtype.kind == "f":
         bound = 1e4 if domain == "trig" else None
         return st.floats(min_value=-bound if bound else None, max_value=bound,

@@ -5,11 +5,25 @@ data in and out (``from_numpy``, ``to_numpy``: an observation), ``apply`` an op 
 (``ops.toml``), and a ``barrier`` (``mark_step``). Optional, each declared as a capability:
 counters, graph keys, IR and HLO dumps, a cache reset, pending-state queries, several devices.
 Tests that need a capability the adapter does not declare are skipped, naming it.
+
+How ``apply`` is called: positional and keyword arguments follow the Array API signature of the
+op (as ``numpy`` and ``minilazy`` spell it), with the implementation's tensors where tensors go,
+Python scalars where scalars go (weak, NEP 50), ``numpy.dtype`` objects for dtypes, tuples for
+shapes and axes, and a list of tensors for ``concat`` and ``stack``. Indexing has no function of
+its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, key, value)`` is
+``x[key] = value``, which rebinds ``x`` and returns it; keys hold ints, slices, ``None``,
+``Ellipsis`` and integer index arrays as the implementation's tensors.
+
+An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
+every op of the registry) says which, and the suite skips tests of the others.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import importlib
+import os
+from collections.abc import Hashable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -21,16 +35,22 @@ CAPABILITIES = frozenset({
     "keys",       # key(*xs): the cache key the next barrier on xs would use
     "pending",    # is_pending(x): whether x's value is only recorded
     "ir",         # ir(*xs): the pending graph as text
-    "hlo",        # hlo(*xs): the compiled program as text; params_are_parameters(*xs)
+    "hlo",        # hlo(*xs): the compiled program as text
     "reset",      # reset(): forget compiled programs and zero the counters
-    "setitem",    # apply("setitem", x, key, value) and in-place ops rebind x
+    "setitem",    # apply("setitem", x, key, value) and inplace(op, x, y) rebind x
     "autocut",    # long loops without barriers stay bounded
     "eager",      # eager(): a context manager running op by op
     "donation",   # counters().donations counts buffers reused at mark_step
-    "devices",    # devices(): two or more devices; apply("to_device", x, d)
+    "devices",    # devices(): two or more devices; to_device(x, d)
     "float64",    # 64-bit floats and ints are computed in 64 bits
     "sync",       # sync(*xs): materialise just these
+    "metadata",   # shape(x), dtype(x): known without running anything
+    "autodiff",   # grad(f, argnums)(*xs): reverse-mode gradients, recorded lazily
 })
+
+# The variable that names an implementation when ``--lazy-impl`` does not.
+IMPL_VARIABLE = "MINILAZY_IMPL"
+DEFAULT_IMPL = "minilazy.conformance.adapters.minilazy_adapter:cpu"
 
 
 @dataclass(frozen=True)
@@ -52,6 +72,11 @@ class Counters:
 @runtime_checkable
 class Adapter(Protocol):
     """The required part of the protocol (see the module docstring for the optional part).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> isinstance(toy(), Adapter)
+        True
 
     Attributes:
         name: a short name for reports, e.g. ``"minilazy-cpu"``.
@@ -77,13 +102,26 @@ class Adapter(Protocol):
 
 
 class OptionalAdapter(Adapter, Protocol):
-    """The optional methods, each behind a capability."""
+    """The optional methods, each behind a capability (``supports`` behind none).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> t: OptionalAdapter = toy()
+        >>> t.counters().compiles if "counters" in t.capabilities else None
+        0
+    """
+
+    def supports(self, op: str) -> bool:
+        """Whether ``apply(op, ...)`` is implemented (absent: every op of the registry)."""
 
     def counters(self) -> Counters:
         """A snapshot of the counters (capability ``counters``)."""
 
     def key(self, *xs: Any) -> Hashable:
-        """The cache key a barrier on ``xs`` would use (capability ``keys``)."""
+        """The cache key a barrier on ``xs`` would use (capability ``keys``).
+
+        Its ``repr`` must be the same in every process that builds the same graph.
+        """
 
     def is_pending(self, x: Any) -> bool:
         """Whether ``x`` is recorded but not materialised (capability ``pending``)."""
@@ -99,3 +137,65 @@ class OptionalAdapter(Adapter, Protocol):
 
     def sync(self, *xs: Any) -> None:
         """Materialise just ``xs`` (capability ``sync``)."""
+
+    def inplace(self, op: str, x: Any, other: Any) -> Any:
+        """``x op= other``: rebinds ``x``, returns it (capability ``setitem``).
+
+        ``op`` is a binary op with a Python in-place operator (``add`` for ``+=``, ``subtract``,
+        ``multiply``, ``divide``, ``floor_divide``, ``remainder``, ``pow``, the bitwise ones,
+        ``matmul``).
+        """
+
+    def eager(self) -> AbstractContextManager[Any]:
+        """A context in which every op runs as it is recorded (capability ``eager``)."""
+
+    def devices(self) -> Sequence[Any]:
+        """The devices ``to_device`` accepts, two or more (capability ``devices``)."""
+
+    def to_device(self, x: Any, device: Any) -> Any:
+        """A copy of ``x`` on ``device`` (capability ``devices``)."""
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        """The shape of ``x``, read without running anything (capability ``metadata``)."""
+
+    def dtype(self, x: Any) -> np.dtype[Any]:
+        """The dtype of ``x`` as a NumPy dtype (capability ``metadata``)."""
+
+
+def supports(adapter: Adapter, op: str) -> bool:
+    """Whether ``adapter`` implements op ``op`` (adapters without ``supports`` do them all).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> supports(toy(), "add")
+        True
+    """
+    check = getattr(adapter, "supports", None)
+    return True if check is None else bool(check(op))
+
+
+def load(spec: str | None = None) -> Adapter:
+    """Make the adapter named by ``spec`` (``"package.module:factory"``).
+
+    ``spec`` defaults to the ``MINILAZY_IMPL`` environment variable, then to minilazy on the CPU.
+    The factory is called with no arguments; its result must satisfy :class:`Adapter` and
+    declare only known capabilities.
+
+    Example:
+        >>> load("minilazy.conformance.toy:toy").name
+        'toy'
+    """
+    spec = spec or os.environ.get(IMPL_VARIABLE) or DEFAULT_IMPL
+    module_name, sep, factory_name = spec.partition(":")
+    if not sep or not module_name or not factory_name:
+        raise ValueError(f"an implementation is named 'package.module:factory', got {spec!r}")
+    factory = getattr(importlib.import_module(module_name), factory_name)
+    adapter = factory()
+    if not isinstance(adapter, Adapter):
+        raise TypeError(f"{spec} made {type(adapter).__name__}, which is not an Adapter "
+                        "(name, version, capabilities, from_numpy, to_numpy, apply, barrier)")
+    unknown = set(adapter.capabilities) - CAPABILITIES
+    if unknown:
+        raise ValueError(f"{spec} declares unknown capabilities {sorted(unknown)}; known: "
+                         f"{sorted(CAPABILITIES)}")
+    return adapter

@@ -1,0 +1,150 @@
+"""minilazy as an implementation under test, through its public API only.
+
+Factories ``cpu``, ``gpu`` and ``tpu`` adapt minilazy on the first device of that JAX platform:
+``--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:gpu``.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+import numpy as np
+
+import minilazy as ml
+from minilazy.conformance.adapter import Counters
+from minilazy.conformance.registry import ops
+
+# `x op= y` for each binary op that has an in-place operator.
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
+    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
+    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
+    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
+    "matmul": operator.imatmul,
+}
+
+
+class MinilazyAdapter:
+    """minilazy on one platform, as the conformance suite drives it.
+
+    Example:
+        >>> a = cpu()
+        >>> y = a.apply("multiply", a.from_numpy(np.arange(3.0)), 2.0)
+        >>> a.is_pending(y), a.to_numpy(y).tolist()
+        (True, [0.0, 2.0, 4.0])
+    """
+
+    def __init__(self, platform: str) -> None:
+        self.platform = platform
+        self._devices = ml.devices(platform)
+        self.device = self._devices[0]
+        self.name = f"minilazy-{platform}"
+        self.version = ml.__version__
+        caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
+                "donation", "sync", "metadata"}
+        if platform != "tpu":  # TPUs have no 64-bit floats
+            caps.add("float64")
+        if len(self._devices) >= 2:
+            caps.add("devices")
+        self.capabilities = frozenset(caps)
+
+    def from_numpy(self, array: np.ndarray[Any, Any]) -> ml.Tensor:
+        return ml.asarray(array, device=self.device)
+
+    def to_numpy(self, x: ml.Tensor) -> np.ndarray[Any, Any]:
+        return x.numpy()
+
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        spec = ops()[op]
+        if op == "setitem":
+            x, key, value = args
+            x[key] = value
+            return x
+        if spec.method:
+            return getattr(args[0], spec.method)(*args[1:], **kwargs)
+        if spec.kind == "creation":
+            kwargs.setdefault("device", self.device)
+        return getattr(ml, op)(*args, **kwargs)
+
+    def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
+        result: ml.Tensor = INPLACE[op](x, other)
+        return result
+
+    def barrier(self) -> None:
+        ml.mark_step()
+
+    def sync(self, *xs: ml.Tensor) -> None:
+        ml.sync(*xs)
+
+    def counters(self) -> Counters:
+        m = ml.metrics()
+        return Counters(ops_recorded=m.ops_recorded, compiles=m.compiles,
+                        cache_hits=m.cache_hits, executions=m.executions,
+                        donations=m.donations)
+
+    def key(self, *xs: ml.Tensor) -> int:
+        return ml.graph(*xs).key
+
+    def is_pending(self, x: ml.Tensor) -> bool:
+        return x.is_pending
+
+    def ir(self, *xs: ml.Tensor) -> str:
+        return ml.graph(*xs).text()
+
+    def hlo(self, *xs: ml.Tensor) -> str:
+        return ml.graph(*xs).hlo()
+
+    def eager(self) -> AbstractContextManager[Any]:
+        return ml.eager()
+
+    def devices(self) -> Sequence[ml.Device]:
+        return self._devices
+
+    def to_device(self, x: ml.Tensor, device: ml.Device) -> ml.Tensor:
+        return x.to(device)
+
+    def shape(self, x: ml.Tensor) -> tuple[int, ...]:
+        return x.shape
+
+    def dtype(self, x: ml.Tensor) -> np.dtype[Any]:
+        return x.dtype
+
+
+def cpu() -> MinilazyAdapter:
+    """The minilazy adapter on the CPU.
+
+    Example:
+        >>> cpu().name
+        'minilazy-cpu'
+    """
+    return MinilazyAdapter("cpu")
+
+
+def gpu() -> MinilazyAdapter:
+    """The minilazy adapter on the first GPU (raises ``RuntimeError`` where there is none).
+
+    Example:
+        >>> try:
+        ...     gpu().platform
+        ... except RuntimeError:
+        ...     'gpu'
+        'gpu'
+    """
+    return MinilazyAdapter("gpu")
+
+
+def tpu() -> MinilazyAdapter:
+    """The minilazy adapter on the first TPU (raises ``RuntimeError`` where there is none).
+
+    Example:
+        >>> try:
+        ...     tpu().platform
+        ... except RuntimeError:
+        ...     'tpu'
+        'tpu'
+    """
+    return MinilazyAdapter("tpu")

@@ -1,0 +1,518 @@
+r"""PyTorch's lazy tensors as implementations under test: ``torch._lazy`` and PyTorch/XLA.
+
+Factories ``ltc`` (Lazy Tensor Core with its TorchScript backend, device ``lazy``) and ``xla``
+(PyTorch/XLA, on its CPU PJRT client with ``PJRT_DEVICE=CPU``)::
+
+    pytest --pyargs minilazy.conformance --hypothesis-profile=ci \\
+        --lazy-impl=minilazy.conformance.adapters.torch_lazy:ltc --spec-report=ltc.json
+
+torch is imported by the factories, never by this module, which imports without it.
+
+What the adapter translates, and what it does not. ``apply`` calls, for each spec op, the torch
+function (or Python operator) whose documented meaning is that op's: ``divide`` is ``/`` (true
+division), ``floor_divide`` ``//`` (floor rounding), ``remainder`` ``%`` (the divisor's sign),
+``round`` ``torch.round`` (half to even), ``take`` the indexing it is defined as. It translates
+the call's *spelling* where torch spells the same thing differently: ``axis`` and ``keepdims``
+become ``dim`` and ``keepdim``; ``axis=None`` names every axis; ``axis=()`` (no axis at all,
+which torch's ``dim=()`` does not mean) reduces a unit axis appended for the purpose;
+``prod`` over several axes reduces them flattened into one; ``concat(axis=None)`` flattens
+first; ``eye(k=...)`` slices a larger identity; ``linspace(endpoint=False)`` drops the last of
+``num + 1`` points; NumPy dtypes become torch dtypes. A Python scalar goes to torch as a Python
+scalar wherever torch takes one (every op with a Python operator); where a torch function takes
+only tensors (``maximum``, ``minimum``, ``atan2``, ``logical_*``) it becomes a 0-d tensor, the
+form torch's type promotion treats as it treats a scalar (a 0-d operand never widens a
+dimensioned operand of its own kind).
+
+It never casts values, picks a result dtype, converts an exception, or sets a global default
+(``torch.set_default_dtype``) to match NumPy: where torch's result dtype, default dtype, error
+type or value differs from NumPy's, the oracle reports it, and that is a finding about the
+peer, not about the adapter.
+
+Capabilities are the ones each peer really has: counters (read from its metrics after waiting
+for its device), graph keys (its graph hash), IR and compiled-program dumps, pending state (from
+the IR), ``sync``, ``setitem`` (torch's in-place ops rebind the tensor), 64-bit dtypes and
+metadata; PyTorch/XLA also has an eager mode and buffer donation. Neither can forget its
+compiled programs (no ``reset``), cuts long graphs by itself (no ``autocut``), or has two
+devices here (no ``devices``).
+
+Test coverage: this module runs only where torch is installed (the peers' environments), so
+minilazy's own test suite exercises nothing here but the doctests below; the oracle's runs on
+the peers (``nox -s conformance_ltc``) are its tests, and their reports are kept in
+``docs/_generated/reports/``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import operator
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any
+
+import numpy as np
+
+from minilazy.conformance.adapter import Counters
+
+Array = np.ndarray[Any, Any]
+# The dtypes the suite draws (strategies.DTYPES), by name: torch has each of them.
+DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+               "uint64", "float16", "float32", "float64")
+# Spec ops that are Python operators on torch tensors (either operand may be a Python scalar).
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+    "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
+    "pow": operator.pow, "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
+    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+    "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
+}
+# `x op= y`: torch's in-place operators update the tensor object itself.
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
+    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
+    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
+    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
+    "matmul": operator.imatmul,
+}
+# Binary spec ops whose torch function takes tensors only (a scalar becomes a 0-d tensor).
+TENSOR_ONLY = {"maximum": "maximum", "minimum": "minimum", "atan2": "atan2",
+               "logical_and": "logical_and", "logical_or": "logical_or",
+               "logical_xor": "logical_xor"}
+# Unary spec ops: the torch function of the same meaning.
+UNARY = {"negative": "negative", "abs": "abs", "sign": "sign", "sqrt": "sqrt",
+         "square": "square", "exp": "exp", "expm1": "expm1", "log": "log", "log1p": "log1p",
+         "log2": "log2", "log10": "log10", "sin": "sin", "cos": "cos", "tan": "tan",
+         "asin": "asin", "acos": "acos", "atan": "atan", "sinh": "sinh", "cosh": "cosh",
+         "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
+         "floor": "floor", "ceil": "ceil", "round": "round", "trunc": "trunc",
+         "logical_not": "logical_not", "bitwise_invert": "bitwise_not", "isnan": "isnan",
+         "isinf": "isinf", "isfinite": "isfinite"}
+# Reductions taking `dim` (a tuple of axes) and `keepdim`.
+REDUCE_DIMS = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "any": "any",
+               "all": "all"}
+# Every op of the registry that `apply` implements.
+SUPPORTED = frozenset({*OPERATORS, *TENSOR_ONLY, *UNARY, *REDUCE_DIMS, "var", "std", "prod",
+                       "argmax", "argmin", "where", "clip", "astype", "matmul", "tensordot",
+                       "reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to",
+                       "flip", "matrix_transpose", "concat", "stack", "take", "getitem",
+                       "setitem", "asarray", "zeros", "ones", "full", "eye", "arange",
+                       "linspace", "zeros_like", "ones_like", "full_like"})
+
+
+def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
+    """The axes ``axis`` names (``None``: all of them), non-negative, as a tuple.
+
+    Example:
+        >>> _axes(3, None), _axes(3, -1), _axes(3, (0, -2))
+        ((0, 1, 2), (2,), (0, 1))
+    """
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    return tuple(a + ndim if a < 0 and ndim else a for a in axes)
+
+
+class TorchLazyAdapter:
+    """A torch lazy device as the conformance suite drives it (the part both peers share).
+
+    Subclasses supply the backend: the barrier, ``sync``, counters, keys, dumps and pending
+    state. Everything else is torch's public tensor API on ``device``.
+
+    Example:
+        >>> "add" in SUPPORTED, "cumsum" in SUPPORTED
+        (True, False)
+    """
+
+    name = "torch"
+    version = ""
+    capabilities: frozenset[str] = frozenset()
+
+    def __init__(self, torch: Any, device: Any) -> None:
+        self.torch, self.device = torch, device
+        self._to_torch: dict[np.dtype[Any], Any] = {}
+        self._to_numpy: dict[Any, np.dtype[Any]] = {}
+        for name in DTYPE_NAMES:
+            dtype = np.dtype(name)
+            tdt = torch.from_numpy(np.zeros(0, dtype)).dtype
+            self._to_torch[dtype], self._to_numpy[tdt] = tdt, dtype
+
+    # -- the backend (subclasses) -------------------------------------------------------------
+
+    def barrier(self) -> None:
+        raise NotImplementedError
+
+    def _wait(self) -> None:
+        """Wait for the device's queued work (and raise an error it left behind)."""
+
+    def _raw_counters(self) -> dict[str, int]:
+        """The backend's counters by name."""
+        return {}
+
+    # -- data in and out ----------------------------------------------------------------------
+
+    def supports(self, op: str) -> bool:
+        """Whether ``apply`` implements ``op`` (every op of today's registry)."""
+        return op in SUPPORTED
+
+    def from_numpy(self, array: Array) -> Any:
+        # A C-contiguous copy: torch.from_numpy shares memory and refuses negative strides.
+        return self.torch.from_numpy(np.array(array, order="C", copy=True)).to(self.device)
+
+    def to_numpy(self, x: Any) -> Array:
+        value: Array = np.asarray(self._drained(lambda: x.detach().cpu().numpy()))
+        return value
+
+    def _drained(self, run: Callable[[], Any]) -> Any:
+        """``run()``, re-raising its error after waiting for the device.
+
+        torch._lazy raises a failed execution's error again at the next execution: waiting
+        consumes it, so that it is not blamed on a later, unrelated test.
+        """
+        try:
+            return run()
+        except Exception:
+            try:
+                self._wait()
+            except Exception:  # the same error again, now consumed
+                pass
+            raise
+
+    # -- ops ----------------------------------------------------------------------------------
+
+    def _dtype(self, dtype: Any) -> Any:
+        return None if dtype is None else self._to_torch[np.dtype(dtype)]
+
+    def _tensor(self, value: Any) -> Any:
+        """A tensor for a tensor-only torch argument: a Python scalar becomes a 0-d tensor."""
+        if isinstance(value, bool | int | float):
+            return self.torch.tensor(value, device=self.device)
+        return value
+
+    def _reduce(self, x: Any, axis: Any, keepdims: bool) -> tuple[Any, tuple[int, ...], bool]:
+        """``(x, dims, keepdim)`` for a torch reduction over the spec's ``axis``.
+
+        torch's ``dim=()`` means every axis, so no axis at all is a unit axis appended to ``x``
+        and reduced (which also drops it, whatever ``keepdims`` says).
+        """
+        dims = _axes(x.dim(), axis)
+        if not dims:
+            return x.unsqueeze(-1), (x.dim(),), False
+        return x, dims, keepdims
+
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        torch = self.torch
+        if op in OPERATORS:
+            return OPERATORS[op](*args)
+        if op in TENSOR_ONLY:
+            return getattr(torch, TENSOR_ONLY[op])(*map(self._tensor, args))
+        if op in UNARY:
+            return getattr(torch, UNARY[op])(*args)
+        if op in REDUCE_DIMS or op in ("var", "std"):
+            x, dims, keep = self._reduce(args[0], kwargs.get("axis"), kwargs.get("keepdims",
+                                                                                False))
+            extra = {"correction": kwargs.get("correction", 0)} if op in ("var", "std") else {}
+            return getattr(torch, REDUCE_DIMS.get(op, op))(x, dim=dims, keepdim=keep, **extra)
+        if op == "prod":
+            return self._prod(args[0], kwargs.get("axis"), kwargs.get("keepdims", False))
+        if op in ("argmax", "argmin"):
+            return getattr(torch, op)(args[0], dim=kwargs.get("axis"),
+                                      keepdim=kwargs.get("keepdims", False))
+        method = getattr(self, f"_{op}", None)
+        if method is None:
+            raise NotImplementedError(f"{self.name}: no translation of op {op!r}")
+        return method(*args, **kwargs)
+
+    def _prod(self, x: Any, axis: Any, keepdims: bool) -> Any:
+        x, dims, keepdims = self._reduce(x, axis, keepdims)
+        if len(dims) == 1:
+            return self.torch.prod(x, dim=dims[0], keepdim=keepdims)
+        # torch.prod takes one axis: move the reduced axes last and flatten them into one.
+        kept = tuple(a for a in range(x.dim()) if a not in dims)
+        flat = x.permute(kept + dims).reshape(*(x.shape[a] for a in kept), -1)
+        out = self.torch.prod(flat, dim=-1)
+        if keepdims:
+            out = out.reshape(tuple(1 if a in dims else n for a, n in enumerate(x.shape)))
+        return out
+
+    def _where(self, condition: Any, x1: Any, x2: Any) -> Any:
+        return self.torch.where(condition, x1, x2)
+
+    def _clip(self, x: Any, min: Any = None, max: Any = None) -> Any:
+        return self.torch.clamp(x, min, max)
+
+    def _astype(self, x: Any, dtype: Any, copy: bool = True) -> Any:
+        return x.to(self._dtype(dtype), copy=copy)
+
+    def _matmul(self, x1: Any, x2: Any) -> Any:
+        return self.torch.matmul(x1, x2)
+
+    def _tensordot(self, x1: Any, x2: Any, axes: Any = 2) -> Any:
+        dims = axes if isinstance(axes, int) else [list(a) for a in axes]
+        return self.torch.tensordot(x1, x2, dims=dims)
+
+    def _reshape(self, x: Any, shape: Any, copy: Any = None) -> Any:
+        return self.torch.reshape(x, tuple(shape) if not isinstance(shape, int) else (shape,))
+
+    def _permute_dims(self, x: Any, axes: Any) -> Any:
+        return self.torch.permute(x, tuple(axes))
+
+    def _expand_dims(self, x: Any, axis: Any = 0) -> Any:
+        if isinstance(axis, int):
+            return self.torch.unsqueeze(x, axis)
+        ndim = x.dim() + len(axis)  # several new axes, placed in the result as NumPy does
+        for a in sorted(a + ndim if a < 0 else a for a in axis):
+            x = self.torch.unsqueeze(x, a)
+        return x
+
+    def _squeeze(self, x: Any, axis: Any = None) -> Any:
+        if axis is None:
+            return self.torch.squeeze(x)
+        return self.torch.squeeze(x, _axes(x.dim(), axis))
+
+    def _broadcast_to(self, x: Any, shape: Any) -> Any:
+        return self.torch.broadcast_to(x, tuple(shape))
+
+    def _flip(self, x: Any, axis: Any = None) -> Any:
+        return self.torch.flip(x, _axes(x.dim(), axis))
+
+    def _matrix_transpose(self, x: Any) -> Any:
+        return self.torch.transpose(x, -2, -1)
+
+    def _concat(self, arrays: Sequence[Any], axis: int | None = 0) -> Any:
+        if axis is None:
+            return self.torch.cat([a.reshape(-1) for a in arrays])
+        return self.torch.cat(list(arrays), dim=axis)
+
+    def _stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+        return self.torch.stack(list(arrays), dim=axis)
+
+    def _take(self, x: Any, indices: Any, axis: int | None = None) -> Any:
+        if axis is None:
+            return self.torch.take(x, indices)
+        # The Array API defines take(x, i, axis=a) as x[:, ..., :, i] with a slices before i.
+        return x[(slice(None),) * _axes(x.dim(), axis)[0] + (indices,)]
+
+    def _getitem(self, x: Any, key: Any) -> Any:
+        return x[key]
+
+    def _setitem(self, x: Any, key: Any, value: Any) -> Any:
+        x[key] = value
+        return x
+
+    # -- creation -----------------------------------------------------------------------------
+
+    def _asarray(self, obj: Any, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
+        return self.torch.asarray(obj, dtype=self._dtype(dtype), device=self.device)
+
+    def _zeros(self, shape: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.zeros(shape, dtype=self._dtype(dtype), device=self.device)
+
+    def _ones(self, shape: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.ones(shape, dtype=self._dtype(dtype), device=self.device)
+
+    def _full(self, shape: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.full(shape, fill_value, dtype=self._dtype(dtype), device=self.device)
+
+    def _eye(self, n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None,
+             device: Any = None) -> Any:
+        m = n_rows if n_cols is None else n_cols
+        kw = {"dtype": self._dtype(dtype), "device": self.device}
+        if k >= 0:  # torch.eye has no diagonal offset: a taller identity, its first k rows cut
+            return self.torch.eye(n_rows + k, m, **kw)[k:]
+        return self.torch.eye(n_rows, m - k, **kw)[:, -k:]
+
+    def _arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
+                device: Any = None) -> Any:
+        kw = {"dtype": self._dtype(dtype), "device": self.device}
+        if stop is None:
+            return self.torch.arange(start, **kw)
+        return self.torch.arange(start, stop, step, **kw)
+
+    def _linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
+                  device: Any = None, endpoint: bool = True) -> Any:
+        kw = {"dtype": self._dtype(dtype), "device": self.device}
+        if endpoint:
+            return self.torch.linspace(start, stop, num, **kw)
+        # The same step, (stop - start) / num: num + 1 points with the endpoint, less the last.
+        return self.torch.linspace(start, stop, num + 1, **kw)[:num]
+
+    def _zeros_like(self, x: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.zeros_like(x, dtype=self._dtype(dtype))
+
+    def _ones_like(self, x: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.ones_like(x, dtype=self._dtype(dtype))
+
+    def _full_like(self, x: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
+        return self.torch.full_like(x, fill_value, dtype=self._dtype(dtype))
+
+    # -- optional methods ---------------------------------------------------------------------
+
+    def inplace(self, op: str, x: Any, other: Any) -> Any:
+        return INPLACE[op](x, other)
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(int(n) for n in x.shape)
+
+    def dtype(self, x: Any) -> np.dtype[Any]:
+        return self._to_numpy[x.dtype]
+
+    def counters(self) -> Counters:
+        self._wait()  # counters are updated as queued executions finish
+        c = self._raw_counters()
+        fallbacks = sum(v for k, v in c.items() if k.startswith("aten::"))
+        return Counters(ops_recorded=c.get("ops", 0), compiles=c.get("UncachedCompile", 0),
+                        cache_hits=c.get("CachedCompile", 0),
+                        executions=c.get("executions", 0) + fallbacks,
+                        donations=c.get("donations", 0))
+
+
+def _counters(names: Sequence[str], value: Callable[[str], Any]) -> dict[str, int]:
+    return {name: int(value(name) or 0) for name in names}
+
+
+class LtcAdapter(TorchLazyAdapter):
+    """``torch._lazy`` (Lazy Tensor Core) on its TorchScript backend, device ``lazy``.
+
+    Counters come from ``torch._lazy.metrics``: compiles are ``UncachedCompile``, cache hits
+    ``CachedCompile``, executions one per compile or hit plus one per op that fell back to
+    eager CPU (the ``aten::*`` counters), ops recorded the ``lazy::*`` counters. Keys are
+    ``get_graph_hash``; ``ir`` is the LTC IR and ``hlo`` the TorchScript graph the backend
+    compiles; a tensor is pending while its IR is more than a ``device_data`` node.
+
+    Example:
+        >>> LtcAdapter.name
+        'torch-lazy'
+    """
+
+    name = "torch-lazy"
+    capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
+                              "float64", "metadata"})
+
+    def __init__(self, torch: Any) -> None:
+        self.lazy: Any = importlib.import_module("torch._lazy")
+        importlib.import_module("torch._lazy.ts_backend").init()
+        importlib.import_module("torch._lazy.metrics")
+        super().__init__(torch, torch.device("lazy"))
+        self.version = str(torch.__version__)
+
+    def barrier(self) -> None:
+        self._drained(lambda: self.lazy.mark_step(wait=True))
+
+    def sync(self, *xs: Any) -> None:
+        self._drained(lambda: self.lazy.sync_multi(list(xs), [str(self.device)]))
+
+    def _wait(self) -> None:
+        self.lazy.wait_device_ops()
+
+    def _raw_counters(self) -> dict[str, int]:
+        c = _counters(self.lazy.metrics.counter_names(), self.lazy.metrics.counter_value)
+        c["ops"] = sum(v for k, v in c.items() if k.startswith("lazy::"))
+        c["executions"] = c.get("UncachedCompile", 0) + c.get("CachedCompile", 0)
+        return c
+
+    def key(self, *xs: Any) -> str:
+        return str(self.torch._C._lazy._get_graph_hash(list(xs)).hex())
+
+    def ir(self, *xs: Any) -> str:
+        return str(self.torch._C._lazy._get_tensors_text(list(xs)))
+
+    def hlo(self, *xs: Any) -> str:
+        return str(self.torch._C._lazy._get_tensors_backend(list(xs)))
+
+    def is_pending(self, x: Any) -> bool:
+        nodes = [line for line in self.ir(x).splitlines() if line.strip().startswith("%")]
+        return any("device_data" not in line for line in nodes)
+
+
+class XlaAdapter(TorchLazyAdapter):
+    """PyTorch/XLA on its PJRT client (``PJRT_DEVICE=CPU``: the CPU), device ``xla:0``.
+
+    Counters come from ``torch_xla.debug.metrics``: compiles ``UncachedCompile``, cache hits
+    ``CachedCompile``, executions ``ExecuteComputation`` plus one per op that fell back to
+    eager CPU (``aten::*``), ops recorded the ``xla::*`` counters, donations the buffers
+    aliased to outputs (the ``InputOutputAliasCount`` metric). Keys are ``_get_graph_hash``,
+    ``ir`` the lazy IR, ``hlo`` the HLO module; a tensor is pending while it has IR and no
+    device data. Eager mode is ``torch_xla.experimental.eager_mode_context``.
+
+    Example:
+        >>> sorted(XlaAdapter.capabilities - LtcAdapter.capabilities)
+        ['donation', 'eager']
+    """
+
+    name = "torch-xla"
+    capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
+                              "float64", "metadata", "eager", "donation"})
+
+    def __init__(self, torch: Any) -> None:
+        self.xla: Any = importlib.import_module("torch_xla")
+        self.xm: Any = importlib.import_module("torch_xla.core.xla_model")
+        self.met: Any = importlib.import_module("torch_xla.debug.metrics")
+        self.experimental: Any = importlib.import_module("torch_xla.experimental")
+        super().__init__(torch, self.xla.device())
+        self.version = f"{self.xla.__version__} (torch {torch.__version__})"
+
+    def barrier(self) -> None:
+        self._drained(lambda: self.xla.sync(wait=True))
+
+    def sync(self, *xs: Any) -> None:
+        self._drained(lambda: self.xla._XLAC._xla_sync_multi(list(xs), [str(self.device)],
+                                                              wait=True))
+
+    def _wait(self) -> None:
+        self.xm.wait_device_ops()
+
+    def _raw_counters(self) -> dict[str, int]:
+        c = _counters(self.met.counter_names(), self.met.counter_value)
+        c["ops"] = sum(v for k, v in c.items() if k.startswith("xla::"))
+        c["executions"] = c.get("ExecuteComputation", 0)
+        aliased = self.met.metric_data("InputOutputAliasCount")
+        c["donations"] = int(aliased[1]) if aliased else 0
+        return c
+
+    def key(self, *xs: Any) -> str:
+        return str(self.xla._XLAC._get_graph_hash(list(xs)).hex())
+
+    def ir(self, *xs: Any) -> str:
+        return str(self.xla._XLAC._get_xla_tensors_text(list(xs)))
+
+    def hlo(self, *xs: Any) -> str:
+        return str(self.xla._XLAC._get_xla_tensors_hlo(list(xs)))
+
+    def is_pending(self, x: Any) -> bool:
+        info = str(self.xla._XLAC._get_xla_tensor_debug_info(x))
+        return "XLAData: None" in info
+
+    def eager(self) -> AbstractContextManager[Any]:
+        return self._eager()
+
+    @contextmanager
+    def _eager(self) -> Iterator[None]:
+        with self.experimental.eager_mode_context(True):
+            yield
+
+
+def ltc() -> LtcAdapter:
+    """``torch._lazy`` on its TorchScript backend (raises ``ImportError`` without torch).
+
+    Example:
+        >>> try:
+        ...     ltc().name
+        ... except ImportError:  # torch is not installed here
+        ...     'torch-lazy'
+        'torch-lazy'
+    """
+    return LtcAdapter(importlib.import_module("torch"))
+
+
+def xla() -> XlaAdapter:
+    """PyTorch/XLA on ``PJRT_DEVICE``'s client (raises ``ImportError`` without torch_xla).
+
+    Example:
+        >>> try:
+        ...     xla().name
+        ... except ImportError:  # torch_xla is not installed here
+        ...     'torch-xla'
+        'torch-xla'
+    """
+    return XlaAdapter(importlib.import_module("torch"))

@@ -1,0 +1,337 @@
+r"""The pytest plugin of the conformance oracle (entry point ``pytest11: minilazy_conformance``).
+
+Run the suite against any implementation with an adapter (``adapter.py``)::
+
+    pytest --pyargs minilazy.conformance --lazy-impl=package.module:factory \\
+        [--spec-coverage] [--spec-report=report.json] [--hypothesis-profile=ci]
+
+The implementation defaults to ``$MINILAZY_IMPL``, then to minilazy on the CPU. The suite runs
+only when asked for: ``--lazy-impl``, ``--pyargs minilazy.conformance`` or a path into its
+``suite/`` folder; in any other run the plugin is inert but for one check: every
+``@pytest.mark.spec("LZ-...")`` must name a rule of the registry, or collecting the test fails.
+
+Tests are skipped, naming the reason, when the adapter lacks a capability their rule needs
+(``rules.toml``) or that they ask for with ``@pytest.mark.requires(...)``, or when it does not
+support the op they are parametrized with (``op``) or mark with ``@pytest.mark.ops(...)``. A test
+of SHOULD rules only that fails is reported as failed for its rules but does not fail the run.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from minilazy.conformance import report
+from minilazy.conformance.adapter import (
+    DEFAULT_IMPL,
+    IMPL_VARIABLE,
+    Adapter,
+    OptionalAdapter,
+    load,
+    supports,
+)
+from minilazy.conformance.registry import ops, rules
+
+SUITE_PARTS = ("minilazy", "conformance", "suite")
+SHOULD_FAILED = "SHOULD rule failed (reported, not fatal)"
+# Hypothesis profiles of an oracle run: `quick` when none is named, `ci` (derandomised: the
+# same examples every run) and `thorough`. They replace profiles of the same names (Hypothesis
+# has a built-in `ci`), but only in a run of the suite.
+PROFILES: dict[str, dict[str, Any]] = {
+    "quick": {"max_examples": 10},
+    "ci": {"max_examples": 10, "derandomize": True, "database": None},
+    "thorough": {"max_examples": 200},
+    # `ci` without shrinking: for runs that only need to know which rules fail, fast.
+    "ci-noshrink": {"max_examples": 10, "derandomize": True, "database": None,
+                    "phases": ["explicit", "reuse", "generate"]},
+}
+
+
+def register_profiles() -> None:
+    """Register :data:`PROFILES` with Hypothesis.
+
+    Example:
+        >>> from hypothesis import settings
+        >>> register_profiles(); settings.get_profile("thorough").max_examples
+        200
+    """
+    from hypothesis import HealthCheck, Phase, settings  # here: other runs need no Hypothesis
+
+    slow = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much,
+            HealthCheck.function_scoped_fixture]
+    for name, values in PROFILES.items():
+        if "phases" in values:
+            values = {**values, "phases": [Phase[p] for p in values["phases"]]}
+        settings.register_profile(name, deadline=None, print_blob=True,
+                                  suppress_health_check=slow, **values)
+
+
+@dataclass(eq=False)  # hashed by identity: pluggy keeps plugins in sets
+class Oracle:
+    """The state of an oracle run: the implementation and what its tests gave.
+
+    Registered as a plugin of its own, it collects each test's outcome as its reports arrive
+    (with xdist, in the controller, which has no items: all it needs travels on the report).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> Oracle(toy(), "minilazy.conformance.toy:toy").describe()["name"]
+        'toy'
+    """
+
+    adapter: Adapter
+    impl: str
+    outcomes: dict[str, tuple[str, tuple[str, ...], str | None]] = field(default_factory=dict)
+    uncovered: list[str] = field(default_factory=list)
+
+    def describe(self) -> dict[str, Any]:
+        """The implementation, as the report names it."""
+        return {"name": self.adapter.name, "version": self.adapter.version, "impl": self.impl,
+                "capabilities": sorted(self.adapter.capabilities)}
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        props: dict[str, Any] = dict(report.user_properties)
+        if "spec" not in props or (report.when != "call" and report.passed):
+            return
+        if report.failed or getattr(report, "wasxfail", None) == SHOULD_FAILED:
+            outcome = "failed"
+        else:
+            outcome = "skipped" if report.skipped else "passed"
+        if self.outcomes.get(report.nodeid, ("",))[0] != "failed":  # a failed phase sticks
+            self.outcomes[report.nodeid] = (outcome, tuple(props["spec"]), props.get("op"))
+
+    def results(self) -> report.Results:
+        """The outcomes so far, by rule and by op."""
+        results = report.Results()
+        for nodeid, (outcome, spec, op) in self.outcomes.items():
+            results.add(nodeid, outcome, spec, op)
+        return results
+
+
+ORACLE = pytest.StashKey[Oracle]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the oracle's command-line options."""
+    group = parser.getgroup("minilazy-conformance", "LazyTensor conformance oracle")
+    group.addoption("--lazy-impl", default=None, metavar="MODULE:FACTORY",
+                    help=f"the implementation to check (default: ${IMPL_VARIABLE}, then "
+                         "minilazy on the CPU); naming one runs the suite")
+    group.addoption("--spec-coverage", action="store_true",
+                    help="fail if an active MUST rule of the spec has no test")
+    group.addoption("--spec-report", default=None, metavar="PATH",
+                    help="write the per-rule and per-op results as JSON to PATH")
+
+
+def in_suite(path: Path) -> bool:
+    """Whether ``path`` lies in the suite's folder (of any copy of the package).
+
+    Example:
+        >>> in_suite(Path("src/minilazy/conformance/suite/test_x.py")), in_suite(Path("tests"))
+        (True, False)
+    """
+    parts = path.parts
+    n = len(SUITE_PARTS)
+    return any(parts[i:i + n] == SUITE_PARTS for i in range(len(parts) - n + 1))
+
+
+def _asked_for(config: pytest.Config) -> bool:
+    """Whether this run asked for the suite (see the module docstring)."""
+    if config.getoption("lazy_impl"):
+        return True
+    for arg in config.args:
+        name = arg.split("::")[0]
+        if config.option.pyargs and (name == "minilazy.conformance"
+                                     or name.startswith("minilazy.conformance.suite")):
+            return True
+        if in_suite(Path(name).resolve()):
+            return True
+    return False
+
+
+@pytest.hookimpl(tryfirst=True)  # before Hypothesis loads the profile named on the command line
+def pytest_configure(config: pytest.Config) -> None:
+    """Register the markers; where the suite runs, load the implementation and the profiles."""
+    config.addinivalue_line("markers", "spec(*rule_ids): the LazyTensor spec rules a test checks")
+    config.addinivalue_line("markers", "requires(*capabilities): adapter capabilities a test "
+                                       "needs besides its rules'")
+    config.addinivalue_line("markers", "ops(*names): registry ops a test uses")
+    if not _asked_for(config):
+        return
+    register_profiles()
+    if not config.getoption("hypothesis_profile", None):
+        from hypothesis import settings
+
+        settings.load_profile("quick")
+    impl = config.getoption("lazy_impl") or os.environ.get(IMPL_VARIABLE) or ""
+    try:
+        adapter = load(impl or None)
+    except Exception as e:
+        raise pytest.UsageError(f"cannot load the implementation {impl or '(default)'}: "
+                                f"{type(e).__name__}: {e}") from e
+    oracle = Oracle(adapter, impl or DEFAULT_IMPL)
+    config.stash[ORACLE] = oracle
+    config.pluginmanager.register(oracle, "minilazy-conformance-oracle")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Leave the suite out of runs that did not ask for it."""
+    if ORACLE not in config.stash and in_suite(collection_path):
+        return True  # the suite runs only when asked for
+    return None
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the implementation, its version and its capabilities."""
+    if ORACLE not in config.stash:
+        return []
+    o = config.stash[ORACLE].describe()
+    return [f"lazy implementation: {o['name']} {o['version']} ({o['impl']})",
+            f"capabilities: {', '.join(o['capabilities']) or '(none)'}"]
+
+
+def rule_ids(item: pytest.Item) -> list[str]:
+    """The rule IDs of an item's ``spec`` markers, in order.
+
+    Example:
+        >>> rule_ids.__name__
+        'rule_ids'
+    """
+    return [str(rid) for m in item.iter_markers("spec") for rid in m.args]
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    """Make a spec marker naming an unknown rule a collection error."""
+    rep = yield
+    if rep.passed:
+        bad = [f"{item.nodeid}: unknown spec rule ID {rid!r}" for item in rep.result
+               if isinstance(item, pytest.Item) for rid in rule_ids(item) if rid not in rules()]
+        if bad:  # a collection error, naming the ID: a typo must not silently check nothing
+            rep.outcome, rep.longrepr, rep.result = "failed", "\n".join(bad), []
+    return rep
+
+
+def _op_of(item: pytest.Item) -> str | None:
+    callspec = getattr(item, "callspec", None)
+    op = callspec.params.get("op") if callspec is not None else None
+    return op if isinstance(op, str) and op in ops() else None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tag each test with its rules and op; skip what the adapter cannot do."""
+    if ORACLE not in config.stash:
+        return
+    adapter = config.stash[ORACLE].adapter
+    for item in items:
+        rids = rule_ids(item)
+        op = _op_of(item)
+        item.user_properties.append(("spec", tuple(rids)))
+        item.user_properties.append(("op", op))
+        needed = {rules()[r].capability for r in rids if rules()[r].capability}
+        needed |= {str(c) for m in item.iter_markers("requires") for c in m.args}
+        missing = sorted(needed - adapter.capabilities)
+        if missing:
+            item.add_marker(pytest.mark.skip(reason=f"{adapter.name} does not declare "
+                                                    f"capability {', '.join(missing)}"))
+            continue
+        used = {str(o) for m in item.iter_markers("ops") for o in m.args} | ({op} if op else set())
+        unsupported = sorted(o for o in used if not supports(adapter, o))
+        if unsupported:
+            item.add_marker(pytest.mark.skip(reason=f"{adapter.name} does not support "
+                                                    f"{', '.join(unsupported)}"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
+                              ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Report a failure of SHOULD rules only as an expected failure."""
+    rep = yield
+    rids = rule_ids(item)
+    if (rep.when == "call" and rep.failed and rids and ORACLE in item.config.stash
+            and all(rules()[r].level != "MUST" for r in rids)):
+        rep.outcome = "skipped"
+        vars(rep)["wasxfail"] = SHOULD_FAILED  # pytest's own mark of an expected failure
+    return rep
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Write the JSON report; fail the session on uncovered rules with ``--spec-coverage``."""
+    config = session.config
+    if ORACLE not in config.stash or hasattr(config, "workerinput"):
+        return
+    oracle = config.stash[ORACLE]
+    results = oracle.results()
+    oracle.uncovered = results.uncovered(oracle.adapter.capabilities)
+    path = config.getoption("spec_report")
+    if path:
+        report.write(path, results.to_json(oracle.describe(), oracle.adapter.capabilities))
+    if config.getoption("spec_coverage") and oracle.uncovered:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config
+                            ) -> None:
+    """Print the per-rule table and the op summary."""
+    if ORACLE not in config.stash or hasattr(config, "workerinput"):
+        return
+    oracle = config.stash[ORACLE]
+    o = oracle.describe()
+    terminalreporter.section(f"LazyTensor conformance: {o['name']} {o['version']}")
+    for line in oracle.results().table(oracle.adapter.capabilities):
+        terminalreporter.write_line(line)
+    if oracle.uncovered:
+        verdict = "FAILS" if config.getoption("spec_coverage") else "would fail"
+        terminalreporter.write_line(f"spec coverage {verdict}: no test of the active MUST rules "
+                                    f"{', '.join(oracle.uncovered)}")
+
+
+@pytest.fixture(scope="session")
+def adapter(request: pytest.FixtureRequest) -> OptionalAdapter:
+    """The implementation under test (``--lazy-impl``; minilazy on the CPU by default).
+
+    Typed with the optional methods: a test calls only those its capabilities guarantee.
+
+    Example:
+        >>> import numpy as np
+        >>> def test_negation(adapter):  # a spec test asks for the fixture by name
+        ...     x = adapter.from_numpy(np.ones(2))
+        ...     assert adapter.to_numpy(adapter.apply("negative", x)).tolist() == [-1.0, -1.0]
+        >>> from minilazy.conformance.toy import toy
+        >>> test_negation(toy())
+    """
+    found = request.config.stash[ORACLE].adapter if ORACLE in request.config.stash else load()
+    return cast(OptionalAdapter, found)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache(request: pytest.FixtureRequest) -> None:
+    """Each spec test starts from an empty compile cache where the adapter can ``reset``.
+
+    A test's outcome then depends on its own code only, not on what ran before it in the
+    process; tests that need a warm cache warm it themselves.
+    """
+    if ORACLE in request.config.stash and request.node.get_closest_marker("spec"):
+        found = request.config.stash[ORACLE].adapter
+        if "reset" in found.capabilities:
+            cast(OptionalAdapter, found).reset()
+
+
+@pytest.fixture(scope="session")
+def lazy_impl(request: pytest.FixtureRequest) -> str:
+    """The ``module:factory`` name of the implementation under test, for fresh processes.
+
+    Example:
+        >>> from minilazy.conformance.adapter import load
+        >>> def test_named(lazy_impl):  # a spec test that starts another process uses it
+        ...     assert load(lazy_impl).name == "toy"
+        >>> test_named("minilazy.conformance.toy:toy")
+    """
+    if ORACLE in request.config.stash:
+        return request.config.stash[ORACLE].impl
+    return os.environ.get(IMPL_VARIABLE) or DEFAULT_IMPL

@@ -1,0 +1,169 @@
+"""Hypothesis strategies for the suite: dtypes, shapes, axes, and arrays in an op's input domain.
+
+Values are drawn from each op's ``domain`` (``ops.toml``; spec "Input domains"): everywhere NumPy
+defines the op, except where NumPy itself is undefined or order-dependent. Nothing here imports
+minilazy's engine.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from minilazy.conformance.adapter import Adapter
+from minilazy.conformance.registry import OpSpec
+
+Array = np.ndarray[Any, Any]
+DTYPES = tuple(np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                     "uint32", "uint64", "float16", "float32", "float64"))
+WIDE = frozenset(np.dtype(n) for n in ("int64", "uint64", "float64"))
+# Largest magnitude of a `bounded` float: no partial sum of a few dozen terms (or squares of
+# differences, for variances) overflows, so every summation order stays within the bound.
+BOUND = {np.dtype("float16"): 10.0, np.dtype("float32"): 1e6, np.dtype("float64"): 1e6}
+
+
+_WIDTHS: dict[int, Literal[16, 32, 64]] = {2: 16, 4: 32, 8: 64}
+
+
+def _width(dtype: np.dtype[Any]) -> Literal[16, 32, 64]:
+    return _WIDTHS[dtype.itemsize]  # Hypothesis's floats() takes the width as a literal
+
+
+def dtypes_for(adapter: Adapter) -> list[np.dtype[Any]]:
+    """The dtypes the suite checks ``adapter`` on (64-bit ones need capability ``float64``).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> len(dtypes_for(toy()))
+        12
+    """
+    wide = "float64" in adapter.capabilities
+    return [d for d in DTYPES if wide or d not in WIDE]
+
+
+def examples(scale: float) -> settings:
+    """Hypothesis settings running ``scale`` times the profile's ``max_examples`` (at least 1).
+
+    Costly tests take a fraction, so ``--hypothesis-profile=thorough`` still scales them.
+
+    Example:
+        >>> examples(0.5).max_examples >= 1
+        True
+    """
+    return settings(max_examples=max(1, round(settings().max_examples * scale)))
+
+
+def shapes(max_dims: int = 3, max_side: int = 4, min_dims: int = 0) -> st.SearchStrategy[Any]:
+    """Shapes with up to ``max_dims`` axes of up to ``max_side`` (zero-size ones included).
+
+    Example:
+        >>> from hypothesis import find
+        >>> find(shapes(), lambda s: len(s) == 2)
+        (0, 0)
+    """
+    return hnp.array_shapes(min_dims=min_dims, max_dims=max_dims, min_side=0, max_side=max_side)
+
+
+def elements(dtype: np.dtype[Any], domain: str = "", operand: int = 0) -> st.SearchStrategy[Any]:
+    """Values of ``dtype`` in ``domain`` for the op's ``operand``-th argument.
+
+    Example:
+        >>> from hypothesis import find
+        >>> find(elements(np.dtype("int8"), "shift", 1), lambda v: v > 3)
+        4
+    """
+    if dtype.kind in "iu" and operand == 1 and domain == "shift":
+        return st.integers(0, dtype.itemsize * 8 - 1)
+    if dtype.kind in "iu" and operand == 1 and domain == "exponent":
+        return st.integers(0, 6)
+    if dtype.kind in "iu" and domain == "trig":  # converted to float: the same bound holds
+        info = np.iinfo(dtype)
+        return st.integers(max(info.min, -10_000), min(info.max, 10_000))
+    if dtype.kind != "f":
+        return hnp.from_dtype(dtype)
+    width = _width(dtype)
+    if domain == "divisor" and operand == 1:  # finite divisors whose reciprocal is normal
+        limit = 0.5 / float(np.finfo(dtype).smallest_normal)
+        return st.floats(-limit, limit, allow_subnormal=False, width=width) | st.sampled_from(
+            [float("inf"), float("-inf"), float("nan")])
+    bound = {"trig": 1e4, "bounded": BOUND[dtype], "unit": 1.0}.get(domain)
+    if bound is None:
+        return st.floats(allow_subnormal=False, width=width)
+    return st.floats(-bound, bound, allow_nan=False, allow_infinity=False,
+                     allow_subnormal=False, width=width)
+
+
+def arrays(dtype: np.dtype[Any], shape: Any, domain: str = "", operand: int = 0
+           ) -> st.SearchStrategy[Array]:
+    """Arrays of ``dtype`` and ``shape`` (a shape or a strategy) with values in ``domain``.
+
+    Example:
+        >>> from hypothesis import find
+        >>> find(arrays(np.dtype("float32"), (2, 3), "unit"), lambda a: True).shape
+        (2, 3)
+    """
+    return hnp.arrays(dtype, shape, elements=elements(dtype, domain, operand))
+
+
+def castable(source: np.dtype[Any], target: np.dtype[Any], shape: Any
+             ) -> st.SearchStrategy[Array]:
+    """Arrays of ``source`` whose conversion to ``target`` is defined (domain ``cast``).
+
+    Example:
+        >>> from hypothesis import find
+        >>> a = find(castable(np.dtype("float32"), np.dtype("uint8"), (4,)), lambda a: a.max() > 9)
+        >>> bool(((a > -1) & (a < 256)).all())
+        True
+    """
+    if source.kind != "f" or target.kind not in "iu":
+        return arrays(source, shape)
+    info = np.iinfo(target)
+
+    def inward(v: float) -> float:  # the nearest value of the source dtype, towards zero
+        c = source.type(v)
+        return float(np.nextafter(c, source.type(0)) if abs(float(c)) > abs(v) else c)
+
+    # Stay below the top of the range by a margin: float rounding of iinfo.max may overshoot.
+    high = inward(min(float(info.max) * (1 - 2.0**-10), float(np.finfo(source).max)))
+    low = inward(max(float(info.min) * (1 - 2.0**-10) - 0.5, -float(np.finfo(source).max)))
+    return hnp.arrays(source, shape, elements=st.floats(low, high, allow_subnormal=False,
+                                                        width=_width(source)))
+
+
+def axes(ndim: int) -> st.SearchStrategy[Any]:
+    """``None``, one axis (maybe negative), or a tuple of distinct axes of an ``ndim``-d array.
+
+    Example:
+        >>> from hypothesis import find
+        >>> find(axes(3), lambda a: isinstance(a, tuple) and len(a) == 2)
+        (0, 1)
+    """
+    if ndim == 0:
+        return st.sampled_from([None, ()])
+    one = st.integers(-ndim, ndim - 1)
+    return st.one_of(st.none(), one,
+                     st.lists(one, unique_by=lambda a: a % ndim, max_size=ndim).map(tuple))
+
+
+def loop_exists(spec: OpSpec, *dtypes: np.dtype[Any]) -> bool:
+    """Whether NumPy defines ``spec``'s op for operands of these dtypes.
+
+    Example:
+        >>> from minilazy.conformance.registry import ops
+        >>> loop_exists(ops()["bitwise_and"], np.dtype("float32"), np.dtype("float32"))
+        False
+    """
+    fn = spec.numpy_callable()
+    try:
+        if isinstance(fn, np.ufunc):
+            fn.resolve_dtypes((*dtypes, None))
+        else:
+            with np.errstate(all="ignore"):
+                fn(*(np.zeros(1, d) for d in dtypes))
+    except TypeError:
+        return False
+    return True

@@ -1,0 +1,218 @@
+"""Caching: one compile per structure, whatever the data and scalars; a hit is a miss's twin."""
+
+# Test functions are named for the behaviour they check: the name is the docstring.
+# ruff: noqa: D103
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.programgen import programs
+from minilazy.conformance.programs import (
+    AdapterMachine,
+    NumpyMachine,
+    Op,
+    Program,
+    Trace,
+    observing_all,
+    run,
+    to_python,
+    with_dtypes,
+    with_scalars,
+    with_seeds,
+    with_shape,
+)
+from minilazy.conformance.strategies import dtypes_for, examples
+from minilazy.conformance.suite.test_hashing import new_floats
+from minilazy.conformance.suite.util import counting, explain, fresh, settle, typed
+
+Array = np.ndarray[Any, Any]
+FRESH = itertools.count()
+
+
+def _step(adapter: OptionalAdapter, data: Array, scale: Any, shift: Any) -> Array:
+    """One step of a loop: record, then observe (the barrier; ``mark_step`` is LZ-BAR-001's)."""
+    x = adapter.from_numpy(data)
+    y = adapter.apply("add", adapter.apply("multiply", adapter.apply("tanh", x), scale), shift)
+    return adapter.to_numpy(y)
+
+
+def _run(adapter: OptionalAdapter, p: Program, decisions: list[bool]) -> Trace:
+    # Values are the business of the value rules: here only compiles and run-to-run equality.
+    # Settled first, so that no auto-cut falls at another place in a rerun than in the first run.
+    explain(f"program as Python:\n{to_python(p)}")
+    settle(adapter)
+    return run(p, AdapterMachine(adapter), decisions)
+
+
+@pytest.mark.spec("LZ-CACHE-001")
+@pytest.mark.ops("tanh", "multiply", "add")
+def test_new_data_and_new_scalars_compile_nothing_new(adapter: OptionalAdapter) -> None:
+    rng = np.random.default_rng(1)
+    settle(adapter)
+    _step(adapter, rng.standard_normal((3, 2, 5)).astype(np.float32), 2.5, 3.5)
+    with counting(adapter) as d:
+        for n in range(4):
+            _step(adapter, rng.standard_normal((3, 2, 5)).astype(np.float32), 2.5 + n, 3.5 * n)
+    assert d.compiles == 0, f"{d.compiles} compiles for a structure already compiled"
+
+
+@pytest.mark.spec("LZ-CACHE-001")
+@examples(0.5)
+@given(data=st.data())
+def test_a_warm_program_compiles_nothing(adapter: OptionalAdapter, data: st.DataObject) -> None:
+    p = data.draw(programs(dtypes_for(adapter), control=False), label="program")
+    settle(adapter)
+    _run(adapter, p, [])
+    with counting(adapter) as again:
+        _run(adapter, p, [])
+    with counting(adapter) as fresh:  # the same structure on new data and new scalars
+        _run(adapter, with_scalars(with_seeds(p, 1000), new_floats), [])
+    assert (again.compiles, fresh.compiles) == (0, 0)
+
+
+@pytest.mark.spec("LZ-CACHE-002")
+@pytest.mark.ops("tanh", "multiply", "add")
+def test_a_new_shape_is_compiled_anew(adapter: OptionalAdapter) -> None:
+    settle(adapter)
+    for shape, new in [((3, 2, 6), True), ((3, 6, 2), True), ((3, 2, 6), False),
+                       ((3, 2, 7), True)]:
+        with counting(adapter) as d:
+            got = _step(adapter, np.ones(shape, np.float32), 2.5, 3.5)
+        assert got.shape == shape
+        assert (d.compiles > 0) == new, f"{d.compiles} compiles for shape {shape}"
+
+
+@pytest.mark.spec("LZ-CACHE-002")
+@examples(0.5)
+@given(data=st.data())
+def test_a_program_on_leaves_of_a_new_shape_compiles(adapter: OptionalAdapter,
+                                                     data: st.DataObject) -> None:
+    # Only observations cut (whether mark_step computes is LZ-BAR-001's business), and the last
+    # op is observed: the program compiles something.
+    p = data.draw(programs(dtypes_for(adapter), elementwise_only=True, control=False,
+                           barriers=False), label="program")
+    assume(any(isinstance(i, Op) for i in p.body))
+    _run(adapter, p, [])
+    with counting(adapter) as d:  # a shape no earlier example used: nothing can be cached
+        _run(adapter, with_shape(p, (2, 4 + next(FRESH))), [])
+    assert d.compiles >= 1
+
+
+@pytest.mark.spec("LZ-CACHE-003")
+@pytest.mark.ops("tanh", "multiply", "add")
+def test_a_hit_gives_the_values_of_a_miss(adapter: OptionalAdapter) -> None:
+    rng = np.random.default_rng(7)
+    # One structure, run on variants back to back: a cache that confuses them returns a hit
+    # computed for another variant, which differs from the miss (and from NumPy).
+    for dtype in [d.name for d in dtypes_for(adapter) if d.kind == "f"] + ["float32"]:
+        data = rng.standard_normal((4, 5)).astype(dtype)
+        scale, shift = typed(adapter, 1.5, dtype), typed(adapter, -2.5, dtype)
+        first = _step(adapter, data, scale, shift)
+        second = _step(adapter, data, scale, shift)
+        want = np.tanh(data) * data.dtype.type(1.5) + data.dtype.type(-2.5)
+        assert_close(first, want, "ulp", what=dtype)
+        assert first.tobytes() == second.tobytes() and first.dtype == second.dtype, dtype
+
+
+@pytest.mark.spec("LZ-CACHE-003")
+@examples(0.5)
+@given(data=st.data())
+def test_a_program_run_twice_observes_the_same_values(adapter: OptionalAdapter,
+                                                      data: st.DataObject) -> None:
+    p = data.draw(programs(dtypes_for(adapter)), label="program")
+    decisions = run(p, NumpyMachine()).decisions
+    first, second = _run(adapter, p, decisions), _run(adapter, p, decisions)
+    for (_, a), (_, b) in zip(first.observations, second.observations):
+        assert a.tobytes() == b.tobytes() and a.dtype == b.dtype
+
+
+@pytest.mark.spec("LZ-CACHE-003")
+@examples(0.5)
+@given(data=st.data())
+def test_a_program_after_its_variant_of_other_dtypes_gets_the_values_of_a_miss(
+        adapter: OptionalAdapter, data: st.DataObject) -> None:
+    dtypes = dtypes_for(adapter)
+    p = observing_all(data.draw(programs(dtypes), label="program"))
+    # The same program on leaves of other dtypes of the same kinds: the same structure, so a
+    # cache keyed too coarsely hands it a program compiled for the first.
+    kin = [[d.name for d in dtypes if d.kind == np.dtype(x.dtype).kind and d.name != x.dtype]
+           or [x.dtype] for x in p.leaves]
+    q = with_dtypes(p, [data.draw(st.sampled_from(k), label="dtype") for k in kin])
+    assume(q != p)
+    try:
+        oracle = run(q, NumpyMachine())
+    except (TypeError, ValueError, OverflowError):
+        assume(False)  # an op the first dtypes allowed and these do not
+    fresh(adapter)
+    _run(adapter, p, run(p, NumpyMachine()).decisions)
+    after = _run(adapter, q, oracle.decisions)
+    if "reset" in adapter.capabilities:  # every program compiled anew: the misses
+        fresh(adapter)
+        alone: Trace = _run(adapter, q, oracle.decisions)
+    else:
+        alone = oracle
+    for (slot, a), (_, b) in zip(after.observations, alone.observations):
+        assert_close(a, b, what=f"v{slot}")
+
+
+class _Counting(AdapterMachine):
+    """Counts compiles across barriers and observations only (recording is LZ-REC-001's)."""
+
+    compiles = 0
+
+    def _counted(self, f: Any, *args: Any) -> Any:
+        before = self.adapter.counters().compiles
+        try:
+            return f(*args)
+        finally:
+            self.compiles += self.adapter.counters().compiles - before
+
+    def barrier(self) -> None:
+        self._counted(super().barrier)
+
+    def sync(self, values: Sequence[Any]) -> None:
+        self._counted(super().sync, values)
+
+    def observe(self, value: Any) -> Array:
+        result: Array = self._counted(super().observe, value)
+        return result
+
+
+@pytest.mark.spec("LZ-CACHE-005")
+@pytest.mark.requires("keys")
+@examples(0.5)
+@given(data=st.data())
+def test_compiles_are_at_most_the_distinct_keys_cut(adapter: OptionalAdapter,
+                                                    data: st.DataObject) -> None:
+    p = data.draw(programs(dtypes_for(adapter)), label="program")
+    oracle = run(p, NumpyMachine())
+    machine = _Counting(adapter)
+    cut: set[str] = set()
+    for variant in (p, p, with_seeds(p, 77)):
+        trace = run(variant, machine, oracle.decisions if variant is p else None, key=adapter.key)
+        cut |= set(trace.keys)
+    assert machine.compiles <= len(cut), f"{machine.compiles} compiles for {len(cut)} keys"
+
+
+@pytest.mark.spec("LZ-CACHE-004")
+@pytest.mark.ops("multiply", "subtract")
+def test_an_update_in_a_loop_donates_the_buffer_it_replaces(adapter: OptionalAdapter) -> None:
+    w = adapter.from_numpy(np.ones((64, 64), np.float32))
+    rate = typed(adapter, 0.5, np.float32)
+    settle(adapter)
+    with counting(adapter) as d:
+        for _ in range(3):  # the old w is held by no live tensor at each mark_step
+            w = adapter.apply("subtract", w, adapter.apply("multiply", w, rate))
+            adapter.barrier()
+    assert d.donations >= 2, f"{d.donations} buffers donated in 3 steps"
+    assert adapter.to_numpy(w)[0, 0] == np.float32(0.125)

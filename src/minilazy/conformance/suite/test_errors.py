@@ -1,0 +1,160 @@
+"""Errors: raised at the call that caused them, naming what was wrong; nothing pending is lost."""
+
+# Test functions are named for the behaviour they check: the name is the docstring.
+# ruff: noqa: D103
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.registry import ops
+from minilazy.conformance.strategies import DTYPES, loop_exists
+from minilazy.conformance.suite.util import counting
+
+Bad = Callable[[OptionalAdapter, Any], Any]
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+# Bad calls on x = f32[2,3]: (call, the ops it uses, shapes its message must name).
+BAD_CALLS: dict[str, tuple[Bad, tuple[str, ...], tuple[tuple[int, ...], ...]]] = {
+    "broadcast": (lambda a, x: a.apply("add", x, a.from_numpy(np.ones((4, 5), np.float32))),
+                  ("add",), ((2, 3), (4, 5))),
+    "matmul": (lambda a, x: a.apply("matmul", x, x), ("matmul",), ((2, 3),)),
+    "reshape": (lambda a, x: a.apply("reshape", x, (4,)), ("reshape",), ((2, 3),)),
+    "concat": (lambda a, x: a.apply("concat", [x, a.from_numpy(np.ones((2, 4), np.float32))]),
+               ("concat",), ((2, 3), (2, 4))),
+    "axis": (lambda a, x: a.apply("sum", x, axis=2), ("sum",), ()),
+    "index": (lambda a, x: a.apply("getitem", x, (2,)), ("getitem",), ()),
+    "too many indices": (lambda a, x: a.apply("getitem", x, (0, 0, 0)), ("getitem",), ()),
+}
+CASES = [pytest.param(name, marks=pytest.mark.ops(*used), id=name)
+         for name, (_, used, _) in BAD_CALLS.items()]
+KIND_WORDS = {"b": "bool", "i": "int", "u": "int", "f": "float"}
+
+
+def raised(call: Callable[[], Any]) -> Exception:
+    """The exception ``call()`` raises (the spec names no type: any will do, at the call)."""
+    try:
+        call()
+    except Exception as e:
+        return e
+    pytest.fail("no exception at the call")
+
+
+def names_shape(message: str, shape: tuple[int, ...]) -> bool:
+    """Whether ``message`` names ``shape``: its sizes in order, as ``(2, 3)``, ``[2,3]``, ``2x3``.
+
+    Example:
+        >>> names_shape("cannot broadcast f32[2,3] with f32[4,5]", (4, 5))
+        True
+    """
+    sep = r"\s*[,x]\s*"
+    return re.search(r"[\[(]?\b" + sep.join(map(str, shape)) + r"\b", message) is not None
+
+
+def names_dtype(message: str, dtype: np.dtype[Any]) -> bool:
+    """Whether ``message`` names ``dtype`` (``float32``, or at least its kind: ``Float``)."""
+    text = message.lower()
+    return dtype.name in text or KIND_WORDS[dtype.kind] in text
+
+
+@pytest.mark.spec("LZ-ERR-001")
+@pytest.mark.parametrize("case", CASES)
+def test_a_bad_call_raises_at_the_call_naming_the_shapes(adapter: OptionalAdapter,
+                                                         case: str) -> None:
+    call, _, shapes = BAD_CALLS[case]
+    x = adapter.from_numpy(X)
+    message = str(raised(lambda: call(adapter, x)))
+    for shape in shapes:
+        assert names_shape(message, shape), f"{case}: {message!r} does not name {shape}"
+
+
+@pytest.mark.spec("LZ-ERR-001")
+@pytest.mark.requires("counters")
+@pytest.mark.parametrize("case", CASES)
+def test_a_bad_call_raises_before_anything_runs(adapter: OptionalAdapter, case: str) -> None:
+    call = BAD_CALLS[case][0]
+    x = adapter.from_numpy(X)
+    with counting(adapter) as d:
+        raised(lambda: call(adapter, x))
+    assert d.executions == 0, "the error came from running, not from recording"
+
+
+def _no_loop_cases() -> list[tuple[str, tuple[np.dtype[Any], ...]]]:
+    cases: list[tuple[str, tuple[np.dtype[Any], ...]]] = []
+    for name, spec in sorted(ops().items()):
+        if spec.kind != "elementwise":
+            continue
+        combos = ([(d,) for d in DTYPES] if spec.arity == 1 else
+                  [(a, b) for a in DTYPES for b in DTYPES])
+        bad = [c for c in combos if not loop_exists(spec, *c)]
+        if bad:  # one per op keeps the suite quick; a float operand where NumPy wants ints
+            cases.append((name, next((c for c in bad if c[0].kind == "f"), bad[0])))
+    return cases
+
+
+@pytest.mark.spec("LZ-ERR-002")
+@pytest.mark.parametrize(("op", "dtypes"), _no_loop_cases(),
+                         ids=[f"{n}-{'-'.join(d.name for d in c)}" for n, c in _no_loop_cases()])
+def test_dtypes_numpy_has_no_loop_for_raise_type_error(adapter: OptionalAdapter, op: str,
+                                                       dtypes: tuple[np.dtype[Any], ...]) -> None:
+    if any(d.itemsize == 8 for d in dtypes) and "float64" not in adapter.capabilities:
+        pytest.skip(f"{adapter.name} has no 64-bit dtypes")
+    tensors = [adapter.from_numpy(np.zeros(2, d)) for d in dtypes]
+    with pytest.raises(TypeError) as raised:
+        adapter.apply(op, *tensors)
+    message = str(raised.value)
+    assert any(names_dtype(message, d) for d in dtypes), f"{message!r} names no dtype"
+
+
+@pytest.mark.spec("LZ-ERR-003")
+@pytest.mark.ops("exp", "multiply", "add")
+@pytest.mark.parametrize("case", CASES)
+def test_after_an_error_nothing_pending_is_lost(adapter: OptionalAdapter, case: str) -> None:
+    call = BAD_CALLS[case][0]
+    x = adapter.from_numpy(X)
+    before = adapter.apply("add", adapter.apply("exp", x), x)  # pending when the error comes
+    try:
+        call(adapter, x)
+    except Exception:
+        pass
+    after = adapter.apply("multiply", x, x)  # recording goes on
+    assert_close(adapter.to_numpy(before), np.exp(X) + X, "ulp")
+    assert_close(adapter.to_numpy(after), X * X)
+    adapter.barrier()  # and a barrier over whatever the error left behind still works
+
+
+@pytest.mark.spec("LZ-ERR-004")
+@pytest.mark.parametrize("convert", [float, int, bool, operator.index],
+                         ids=["float", "int", "bool", "index"])
+def test_a_tensor_of_many_elements_is_no_python_scalar(adapter: OptionalAdapter,
+                                                       convert: Callable[[Any], Any]) -> None:
+    x = adapter.from_numpy(np.ones((2, 2), np.int32))
+    expected = TypeError if convert is operator.index else ValueError
+    run_nothing = "counters" in adapter.capabilities
+    if run_nothing:
+        y = adapter.apply("add", x, x)
+        with counting(adapter) as d, pytest.raises(expected):
+            convert(y)
+        assert d.executions == 0, "the conversion ran the graph before refusing"
+    else:
+        with pytest.raises(expected):
+            convert(x)
+
+
+@pytest.mark.spec("LZ-ERR-005")
+@pytest.mark.ops("add", "multiply")
+def test_mixing_devices_is_an_error_naming_both(adapter: OptionalAdapter) -> None:
+    d0, d1 = adapter.devices()[:2]
+    a = adapter.from_numpy(np.ones(3, np.float32))
+    b = adapter.to_device(adapter.from_numpy(np.ones(3, np.float32)), d1)
+    kept = adapter.apply("multiply", a, a)
+    message = str(raised(lambda: adapter.apply("add", a, b)))
+    assert str(d0) in message and str(d1) in message, message
+    assert adapter.to_numpy(kept).tolist() == [1.0] * 3

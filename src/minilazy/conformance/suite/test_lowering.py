@@ -1,0 +1,38 @@
+"""Lowering: data are parameters of the compiled program, and 64-bit values stay 64-bit."""
+
+# Test functions are named for the behaviour they check: the name is the docstring.
+# ruff: noqa: D103
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.oracle import assert_close
+
+
+@pytest.mark.spec("LZ-LOW-001")
+@pytest.mark.ops("multiply", "add")
+def test_device_data_are_parameters_not_constants(adapter: OptionalAdapter) -> None:
+    def program_text(n: int) -> str:
+        x = adapter.from_numpy(np.full(n, 1234.5678, np.float32))
+        return adapter.hlo(adapter.apply("add", adapter.apply("multiply", x, 2.0), 1.0))
+
+    small, big = program_text(4), program_text(4096)
+    assert "1234.5" not in small and "1234.5" not in big, "the data were baked into the program"
+    # A baked-in array of 4096 floats would make the program text grow by kilobytes.
+    assert len(big) < len(small) + 2048, f"program text grew with the data: {len(small)} -> "\
+        f"{len(big)} characters"
+
+
+@pytest.mark.spec("LZ-LOW-002")
+@pytest.mark.requires("float64")
+@pytest.mark.ops("add", "subtract", "multiply")
+def test_64_bit_values_are_computed_in_64_bits(adapter: OptionalAdapter) -> None:
+    x = adapter.from_numpy(np.array([1.0, 2.0**40], np.float64))
+    tiny = adapter.apply("subtract", adapter.apply("add", x, 1e-10), x)
+    n = adapter.from_numpy(np.array([2**40 + 1, -(2**52) - 3], np.int64))
+    big = adapter.apply("multiply", n, 3)
+    assert_close(adapter.to_numpy(tiny), (np.array([1.0, 2.0**40]) + 1e-10) - [1.0, 2.0**40])
+    assert_close(adapter.to_numpy(big), np.array([2**40 + 1, -(2**52) - 3], np.int64) * 3)

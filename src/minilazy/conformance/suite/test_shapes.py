@@ -1,0 +1,271 @@
+"""Shape functions, indexing, and creation functions: exactly NumPy's results."""
+
+# Test functions are named for the behaviour they check: the name is the docstring.
+# ruff: noqa: D103
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.registry import ops
+from minilazy.conformance.strategies import WIDE, arrays, dtypes_for
+from minilazy.conformance.suite.util import fresh
+
+Array = np.ndarray[Any, Any]
+SHAPE_OPS = sorted(n for n, s in ops().items() if s.kind == "shape")
+SMALL = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
+
+
+def _tensors(adapter: OptionalAdapter, v: Any) -> Any:
+    if isinstance(v, np.ndarray):
+        return adapter.from_numpy(v)
+    if isinstance(v, list):
+        return [_tensors(adapter, x) for x in v]
+    return v
+
+
+def check(adapter: OptionalAdapter, op: str, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """``op`` on the adapter gives exactly NumPy's result (or raises where NumPy raises)."""
+    fresh(adapter)
+    try:
+        want = numpy_apply(op, *args, **kwargs)
+    except (TypeError, ValueError, IndexError) as e:
+        with pytest.raises((type(e), TypeError, ValueError, IndexError)):
+            adapter.apply(op, *_tensors(adapter, args), **kwargs)
+        return
+    got = adapter.to_numpy(adapter.apply(op, *_tensors(adapter, args), **kwargs))
+    assert_close(got, want, ops()[op].tolerance, what=op)
+
+
+def _shape_args(data: st.DataObject, op: str, x: Array) -> tuple[list[Any], dict[str, Any]]:
+    shape, ndim, draw = x.shape, x.ndim, data.draw
+    if op == "reshape":
+        target = draw(st.sampled_from([(-1,), shape[::-1], (*shape, 1), (1, *shape),
+                                       (x.size,)]), label="shape")
+        return [x, target], {}
+    if op == "permute_dims":
+        return [x, tuple(draw(st.permutations(range(ndim))))], {}
+    if op == "expand_dims":
+        return [x], {"axis": draw(st.integers(-ndim - 1, ndim), label="axis")}
+    if op == "squeeze":
+        ones = [i for i, n in enumerate(shape) if n == 1]
+        return [x], {"axis": tuple(draw(st.lists(st.sampled_from(ones), unique=True))
+                                   if ones else [])}
+    if op == "broadcast_to":
+        grown = tuple(draw(st.integers(1, 3)) if n == 1 else n for n in shape)
+        return [x, (*draw(st.lists(st.integers(0, 2), max_size=2)), *grown)], {}
+    if op == "flip":
+        one = st.integers(-ndim, ndim - 1) if ndim else st.nothing()
+        return [x], {"axis": draw(st.one_of(st.none(), one, st.lists(
+            one, unique_by=lambda a: a % ndim, max_size=ndim).map(tuple)), label="axis")}
+    if op == "matrix_transpose":
+        return [x], {}
+    count = draw(st.integers(1, 3), label="count")
+    if op == "stack":
+        return [[x, *(draw(arrays(x.dtype, shape)) for _ in range(count - 1))]], {
+            "axis": draw(st.integers(-ndim - 1, ndim), label="axis")}
+    axis = draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1)) if ndim else st.none())
+    dtypes = [draw(st.sampled_from([x.dtype, np.dtype("float32"), np.dtype("int16")]))
+              for _ in range(count - 1)]
+    parts = [x]
+    for d in dtypes:
+        other = list(shape) if ndim else [1]
+        if axis is not None:
+            other[axis] = draw(st.integers(0, 3))
+        parts.append(draw(arrays(d, tuple(other))))
+    return [parts], {"axis": axis}
+
+
+@pytest.mark.spec("LZ-NUM-012")
+@pytest.mark.parametrize("op", SHAPE_OPS)
+@given(data=st.data())
+def test_shape_functions_match_numpy(adapter: OptionalAdapter, op: str,
+                                     data: st.DataObject) -> None:
+    min_dims = 2 if op == "matrix_transpose" else 0
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype"),
+                         hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=0,
+                                          max_side=3)), label="x")
+    args, kwargs = _shape_args(data, op, x)
+    check(adapter, op, args, kwargs)
+
+
+# Corners that random shapes reach rarely, checked on every run.
+EDGE_CASES: dict[str, tuple[str, list[Any], dict[str, Any]]] = {
+    "concat 0-d flattened": ("concat", [[np.array(1.0), np.array([2.0, 3.0])]], {"axis": None}),
+    "concat one 0-d": ("concat", [[np.array(True)]], {"axis": None}),
+    "concat empty": ("concat", [[np.zeros((0, 2), np.int8), np.ones((1, 2), np.int16)]], {}),
+    "stack 0-d": ("stack", [[np.array(1), np.array(2)]], {"axis": -1}),
+    "reshape empty": ("reshape", [np.zeros((0, 3)), (3, -1)], {}),
+    "squeeze all": ("squeeze", [np.zeros((1, 1), np.uint8)], {"axis": (0, 1)}),
+    "flip 0-d": ("flip", [np.array(5)], {}),
+    "broadcast 0-d to empty": ("broadcast_to", [np.array(5.0), (2, 0)], {}),
+    "permute 0-d": ("permute_dims", [np.array(5), ()], {}),
+    "expand 0-d": ("expand_dims", [np.array(5)], {"axis": -1}),
+    "transpose a batch": ("matrix_transpose", [np.arange(6).reshape(1, 2, 3)], {}),
+}
+
+
+@pytest.mark.spec("LZ-NUM-012")
+@pytest.mark.parametrize(("op", "case"), [(op, name) for name, (op, _, _) in EDGE_CASES.items()],
+                         ids=list(EDGE_CASES))
+def test_shape_functions_in_corners(adapter: OptionalAdapter, op: str, case: str) -> None:
+    _, args, kwargs = EDGE_CASES[case]
+    check(adapter, op, args, kwargs)
+
+
+@st.composite
+def index_keys(draw: Any, shape: tuple[int, ...]) -> Any:
+    """Basic indices (ints, slices of any step, None, ...) or integer index arrays, in range."""
+    if draw(st.booleans()) or not shape or 0 in shape:
+        return draw(hnp.basic_indices(shape, allow_newaxis=True, allow_ellipsis=True))
+    return draw(hnp.integer_array_indices(shape, result_shape=SMALL.filter(
+        lambda s: len(s) <= 2)))
+
+
+def _key(adapter: OptionalAdapter, key: Any) -> Any:
+    """The key with index arrays as the adapter's tensors."""
+    if isinstance(key, tuple):
+        return tuple(adapter.from_numpy(k) if isinstance(k, np.ndarray) else k for k in key)
+    return adapter.from_numpy(key) if isinstance(key, np.ndarray) else key
+
+
+@pytest.mark.spec("LZ-NUM-013")
+@pytest.mark.parametrize("op", ["getitem"])
+@given(data=st.data())
+def test_indexing_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
+    fresh(adapter)
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter))), SMALL), label="x")
+    key = data.draw(index_keys(x.shape), label="key")
+    got = adapter.to_numpy(adapter.apply(op, adapter.from_numpy(x), _key(adapter, key)))
+    assert_close(got, numpy_apply(op, x, key))
+
+
+@pytest.mark.spec("LZ-NUM-013")
+@pytest.mark.parametrize("op", ["take"])
+@given(data=st.data())
+def test_take_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
+    fresh(adapter)
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter))), hnp.array_shapes(
+        min_dims=1, max_dims=3, min_side=1, max_side=3)), label="x")
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    n = x.shape[axis]
+    idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=4), label="indices"),
+                   np.int64)
+    got = adapter.to_numpy(adapter.apply(op, adapter.from_numpy(x), adapter.from_numpy(idx),
+                                         axis=axis))
+    assert_close(got, numpy_apply(op, x, idx, axis=axis))
+
+
+def _unique(key: Any) -> bool:
+    if not isinstance(key, tuple) or not key or not isinstance(key[0], np.ndarray):
+        return True
+    points = np.stack(np.broadcast_arrays(*key)).reshape(len(key), -1).T
+    return len({tuple(p) for p in points}) == len(points)
+
+
+@pytest.mark.spec("LZ-NUM-014")
+@pytest.mark.parametrize("op", ["setitem"])
+@given(data=st.data())
+def test_setitem_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
+    fresh(adapter)
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter))), SMALL), label="x")
+    key = data.draw(index_keys(x.shape).filter(_unique), label="key")
+    target = x[key].shape
+    # A value shape that broadcasts to the target: some sizes 1, some leading axes dropped.
+    dims = [data.draw(st.sampled_from([n, 1])) for n in target]
+    value = data.draw(arrays(x.dtype, tuple(dims[data.draw(st.integers(0, len(dims))):])),
+                      label="value")
+    t = adapter.from_numpy(x)
+    adapter.apply(op, t, _key(adapter, key), adapter.from_numpy(value))
+    assert_close(adapter.to_numpy(t), numpy_apply(op, x, key, value))
+
+
+# Ops with a Python in-place operator (x += y...), exact on their whole domain.
+INPLACE = sorted(n for n in ("add", "subtract", "multiply", "floor_divide", "remainder",
+                             "bitwise_and", "bitwise_or", "bitwise_xor")
+                 if ops()[n].tolerance == "exact" and not ops()[n].domain)
+
+
+@pytest.mark.spec("LZ-NUM-014")
+@pytest.mark.parametrize("op", INPLACE)
+@given(data=st.data())
+def test_in_place_arithmetic_matches_numpy(adapter: OptionalAdapter, op: str,
+                                           data: st.DataObject) -> None:
+    fresh(adapter)
+    dtypes = dtypes_for(adapter)
+    x = data.draw(arrays(data.draw(st.sampled_from(dtypes)), (2, 3)), label="x")
+    # A tensor: with a Python scalar, the result's dtype is LZ-NUM-003's business.
+    other = data.draw(arrays(data.draw(st.sampled_from(dtypes)), (3,)), label="other")
+    try:
+        want = np.array(x)
+        with np.errstate(all="ignore"):
+            ops()[op].numpy_callable()(want, other, out=want)
+    except TypeError:  # NumPy's same_kind casting refuses the result's dtype
+        with pytest.raises(TypeError):
+            adapter.inplace(op, adapter.from_numpy(x), _key(adapter, other))
+        return
+    t = adapter.from_numpy(x)
+    adapter.inplace(op, t, _key(adapter, other))
+    assert_close(adapter.to_numpy(t), want)
+
+
+CREATION = sorted(n for n, s in ops().items() if s.kind == "creation")
+
+
+@pytest.mark.spec("LZ-NUM-015")
+@pytest.mark.parametrize("op", CREATION)
+@given(data=st.data())
+def test_creation_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
+    fresh(adapter)
+    draw = data.draw
+    dtypes = dtypes_for(adapter)
+    dtype = draw(st.one_of(st.none(), st.sampled_from(dtypes)), label="dtype")
+    kwargs: dict[str, Any] = {} if dtype is None else {"dtype": dtype}
+    shape = draw(SMALL, label="shape")
+    like = draw(arrays(draw(st.sampled_from(dtypes)), shape)) if op.endswith("_like") else None
+    # A fill value of the result's kind (a float cast to an integer dtype is C's business).
+    target = dtype or (like.dtype if like is not None else None)
+    kind = "f" if target is None else target.kind
+    fill = draw({"b": st.booleans(), "i": st.integers(-3, 300), "u": st.integers(-3, 300)}.get(
+        kind, st.one_of(st.booleans(), st.integers(-3, 300), st.floats(-10, 10))), label="fill")
+    args: list[Any]
+    if like is not None:
+        args = [like] + ([fill] if op == "full_like" else [])
+    elif op == "asarray":
+        args = [draw(arrays(dtype or draw(st.sampled_from(dtypes)), shape)).tolist()]
+    elif op == "full":
+        args = [shape, fill]
+    elif op == "arange":
+        ints = st.integers(-5, 5)
+        start, stop = draw(ints), draw(ints)
+        step = draw(st.sampled_from([1, 2, -1, 3]) if draw(st.booleans()) else
+                    st.sampled_from([0.5, -0.25, 1.5]))
+        args = [start, stop, step]
+    elif op == "eye":
+        args = [draw(st.integers(0, 4)), draw(st.one_of(st.none(), st.integers(0, 4)))]
+        kwargs["k"] = draw(st.integers(-2, 2))
+    elif op == "linspace":
+        args = [draw(st.floats(-10, 10)), draw(st.floats(-10, 10)), draw(st.integers(0, 6))]
+        kwargs["endpoint"] = draw(st.booleans())
+    else:
+        args = [shape]
+    if dtype is not None and dtype.kind in "iub" and op in ("arange", "linspace"):
+        return  # truncating floats to integers here is platform-dependent in NumPy itself
+    try:
+        want = numpy_apply(op, *args, **kwargs)
+    except (TypeError, ValueError, OverflowError) as e:
+        with pytest.raises((type(e), TypeError, ValueError, OverflowError)):
+            adapter.apply(op, *_tensors(adapter, args), **kwargs)
+        return
+    if want.dtype in WIDE and "float64" not in adapter.capabilities:
+        return  # NumPy's default dtype here is 64-bit, which the adapter does not have
+    got = adapter.to_numpy(adapter.apply(op, *_tensors(adapter, args), **kwargs))
+    assert_close(got, want, ops()[op].tolerance, what=f"{op}{tuple(args)} {kwargs}")

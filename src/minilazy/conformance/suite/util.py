@@ -1,0 +1,180 @@
+"""Helpers the spec tests share: counter deltas, observing many tensors, running programs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import note
+from hypothesis.errors import InvalidArgument
+
+from minilazy.conformance.adapter import Counters, OptionalAdapter
+from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.programs import (
+    AdapterMachine,
+    NumpyMachine,
+    Program,
+    Trace,
+    dumps,
+    run,
+    to_python,
+)
+
+Array = np.ndarray[Any, Any]
+
+
+@dataclass
+class Delta:
+    """How much each counter grew inside a :func:`counting` block.
+
+    Example:
+        >>> Delta().executions
+        0
+    """
+
+    ops_recorded: int = 0
+    compiles: int = 0
+    cache_hits: int = 0
+    executions: int = 0
+    donations: int = 0
+
+
+@contextmanager
+def counting(adapter: OptionalAdapter) -> Iterator[Delta]:
+    """Measure the adapter's counters across a ``with`` block (needs ``counters``).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> t = toy()
+        >>> with counting(t) as d:
+        ...     _ = t.to_numpy(t.apply("negative", t.from_numpy(np.ones(2))))
+        >>> d.compiles, d.executions
+        (1, 1)
+    """
+    before = adapter.counters()
+    delta = Delta()
+    yield delta
+    after: Counters = adapter.counters()
+    for name in ("ops_recorded", "compiles", "cache_hits", "executions", "donations"):
+        setattr(delta, name, getattr(after, name) - getattr(before, name))
+
+
+def typed(adapter: OptionalAdapter, value: float, dtype: Any) -> Any:
+    """A 0-d tensor holding ``value`` as ``dtype``: a scalar operand whose dtype is no question.
+
+    Tests of rules other than dtype promotion use these instead of Python scalars, so that a
+    promotion bug (LZ-NUM-003's business) does not show up as a failure of their rule.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> t = toy()
+        >>> t.dtype(typed(t, 0.5, np.float32))
+        dtype('float32')
+    """
+    return adapter.from_numpy(np.asarray(value, dtype))
+
+
+def require_graphs(adapter: OptionalAdapter) -> None:
+    """Skip a test of keys where recording leaves nothing pending.
+
+    An implementation that runs ops as it records them (which LZ-REC-001 fails) has no
+    recorded graph for its keys to name.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> require_graphs(toy())
+    """
+    if "pending" in adapter.capabilities:
+        probe = adapter.apply("negative", adapter.from_numpy(np.ones(1, np.float32)))
+        if not adapter.is_pending(probe):
+            pytest.skip(f"{adapter.name} runs ops as it records them (LZ-REC-001): no graph "
+                        "to key")
+
+
+def fresh(adapter: OptionalAdapter) -> None:
+    """Empty the compile cache, where the adapter can ``reset``, before checking values.
+
+    Each check of an op's values then stands alone: whether a cache hit returns what a miss
+    would is LZ-CACHE-003's to check, with variants of one structure built for the purpose, not
+    left to which earlier examples happened to share a structure.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> fresh(toy())
+    """
+    if "reset" in adapter.capabilities:
+        adapter.reset()
+
+
+def settle(adapter: OptionalAdapter) -> None:
+    """Materialise other tests' leftovers, so the next barrier cuts only what the test records.
+
+    (A leftover held by a reference cycle may be live until the collector runs; materialised,
+    it no longer joins any cut. ``gc.collect()`` would do too, at ~60 ms a call.)
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> settle(toy())
+    """
+    adapter.barrier()
+
+
+def observe_all(adapter: OptionalAdapter, xs: Sequence[Any]) -> list[Array]:
+    """Read every tensor of ``xs``, synced together first where the adapter can ``sync``.
+
+    One program for many results compiles faster than one per result. ``sync``, not
+    ``mark_step``: a value test must not fail for a bug of ``mark_step`` (LZ-BAR-001's).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> t = toy()
+        >>> observe_all(t, [t.from_numpy(np.ones(1))])[0].tolist()
+        [1.0]
+    """
+    if xs and "sync" in adapter.capabilities:
+        adapter.sync(*xs)
+    return [adapter.to_numpy(x) for x in xs]
+
+
+def explain(text: str) -> None:
+    """Show ``text`` if the test fails: a Hypothesis note, or captured output outside Hypothesis.
+
+    Example:
+        >>> explain("shown on failure")
+        shown on failure
+    """
+    try:
+        note(text)
+    except InvalidArgument:  # not inside a Hypothesis test: pytest shows captured output
+        print(text)
+
+
+def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",
+                  expected: Trace | None = None, **kw: Any) -> Trace:
+    """Run ``program`` on NumPy and on ``adapter``; every observation must be exactly NumPy's.
+
+    The program, as Python and as JSON, is noted for Hypothesis to print on failure. Branches
+    follow NumPy's decisions (the observed values they depend on are checked too).
+
+    Example:
+        >>> from minilazy.conformance.programs import Program
+        >>> from minilazy.conformance.toy import toy
+        >>> check_program(toy(), Program((), (), 0)).observations  # outside Hypothesis: printed
+        program as Python:
+        ...
+        []
+    """
+    explain(f"program as Python:\n{to_python(program, impl=impl)}")
+    explain(f"program as JSON:\n{dumps(program)}")
+    want = expected or run(program, NumpyMachine())
+    if expected is None:
+        fresh(adapter)
+    got = run(program, AdapterMachine(adapter), want.decisions, **kw)
+    assert len(got.observations) == len(want.observations)
+    for n, ((slot, a), (_, e)) in enumerate(zip(got.observations, want.observations)):
+        assert_close(a, e, "exact", what=f"observation {n} (v{slot})")
+    return got
