@@ -1,8 +1,5 @@
 """Barriers: what ``mark_step``, ``sync`` and observations materialise, and what they must not."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import gc

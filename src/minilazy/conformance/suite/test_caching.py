@@ -1,8 +1,5 @@
 """Caching: one compile per structure, whatever the data and scalars; a hit is a miss's twin."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import itertools

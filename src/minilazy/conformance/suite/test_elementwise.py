@@ -1,8 +1,5 @@
 """Elementwise ops on every dtype NumPy defines them for: the lazy result is eager NumPy's."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,8 +1,5 @@
 """Errors: raised at the call that caused them, naming what was wrong; nothing pending is lost."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import operator

@@ -1,8 +1,5 @@
 """Hashing: the key covers structure, never data, and is the same in a fresh process."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import json

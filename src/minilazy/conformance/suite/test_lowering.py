@@ -1,8 +1,5 @@
 """Lowering: data are parameters of the compiled program, and 64-bit values stay 64-bit."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import numpy as np

@@ -1,8 +1,5 @@
 """Random programs: every observation is NumPy's, and barriers anywhere change no value."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 import pytest

@@ -1,8 +1,5 @@
 """Recording: ops record and run nothing; metadata is known at once; in-place ops rebind."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,8 +1,5 @@
 """Reductions, ``matmul`` and ``tensordot``: NumPy's shapes and dtypes, values within the bound."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 from typing import Any

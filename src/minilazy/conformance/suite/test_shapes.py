@@ -1,8 +1,5 @@
 """Shape functions, indexing, and creation functions: exactly NumPy's results."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 from typing import Any

@@ -1,8 +1,5 @@
 """The temporal rules, as a state machine: record, observe, sync and mark_step in any order."""
 
-# Test functions are named for the behaviour they check: the name is the docstring.
-# ruff: noqa: D103
-
 from __future__ import annotations
 
 from typing import Any
