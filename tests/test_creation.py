@@ -9,16 +9,13 @@ the device it is asked for. Bad arguments raise at the call.
 
 from __future__ import annotations
 
-import traceback
-import warnings
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minilazy as ml
-from helpers import assert_matches
+from helpers import assert_matches, check, names_shape, numpy_or_error, raises_at_the_call, value
 from strategies import DTYPES, SHAPES, arrays
 
 # Every example compiles a new program by design: minilazy's warning about that is expected;
@@ -29,84 +26,9 @@ pytestmark = [pytest.mark.filterwarnings("ignore::minilazy.RecompileWarning"),
 FLOATS = [d for d in DTYPES if d.kind == "f"]
 INTS = [d for d in DTYPES if d.kind in "iu"]
 F64 = np.dtype(np.float64)
-NUMPY_ERRORS = (ValueError, IndexError, TypeError, OverflowError)
 
 
 # -- running both sides (as in test_reductions) ------------------------------------------------
-
-def forget(e: BaseException) -> tuple[type, str]:
-    """The exception's type and message, its tracebacks' frames cleared.
-
-    A traceback keeps alive the tensors its frames recorded: if one is bad (an engine bug that
-    fails at the barrier), every later ``mark_step`` -- the next test's -- trips over it again.
-    """
-    kind, msg, seen = type(e), str(e), set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)
-        e = e.__cause__ or e.__context__
-    return kind, msg
-
-
-def _on(t: ml.Tensor, device) -> np.ndarray:
-    assert t.device == device, f"made on {t.device}, asked for {device}"
-    return t.numpy()
-
-
-def value(thunk, device) -> np.ndarray:
-    """Record ``thunk()``, check it is on ``device``, observe it; failures become
-    ``AssertionError``s. (No local names the tensor: this frame is not cleared.)"""
-    try:
-        return _on(thunk(), device)
-    except Exception as e:  # noqa: BLE001 -- reported below, without the traceback's tensors
-        kind, msg = forget(e)
-    raise AssertionError(f"minilazy raised {kind.__name__}: {msg}")
-
-
-def raises_at_the_call(thunk, exc) -> str:
-    """``thunk()`` must raise ``exc`` having run nothing (no barrier, no execution)."""
-    before = ml.metrics()
-    try:
-        thunk()
-        kind, msg = None, ""
-    except Exception as e:  # noqa: BLE001 -- checked below, after the traceback is gone
-        kind, msg = forget(e)
-    after = ml.metrics()
-    assert kind is not None, f"did not raise {exc}"
-    assert issubclass(kind, exc), f"raised {kind.__name__}: {msg}; expected {exc}"
-    assert after.executions == before.executions, f"executed before raising: {msg}"
-    assert after.barriers == before.barriers, f"ran a barrier before raising: {msg}"
-    return msg
-
-
-def numpy_or_error(fn):
-    """(NumPy's result, None), or (None, the exception classes minilazy must raise instead)."""
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return np.asarray(fn()), None
-    except NUMPY_ERRORS as e:
-        return None, tuple(c for c in NUMPY_ERRORS if isinstance(e, c))
-
-
-def check(np_fn, ml_thunk, device, tol: str = "exact"):
-    """NumPy's result (shape, dtype, values within ``tol``), or NumPy's error class at the call.
-
-    Returns both results (``None`` when NumPy raised) for further checks.
-    """
-    want, err = numpy_or_error(np_fn)
-    if err:
-        raises_at_the_call(ml_thunk, err)
-        return None, None
-    got = value(ml_thunk, device)
-    assert_matches(got, want, tol)
-    return got, want
-
-
-def names_shape(message: str, shape: tuple[int, ...]) -> bool:
-    """Whether an error message shows ``shape`` (as a tuple, a list, or ``f32[2,3]``)."""
-    forms = {str(shape), str(list(shape)), "[" + ",".join(map(str, shape)) + "]"}
-    return any(f in message for f in forms)
 
 
 def dtype_or_none(draw, choices=DTYPES):

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 import operator
-import traceback
-import warnings
 
 import numpy as np
 import pytest
@@ -22,7 +20,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from helpers import assert_matches
+from helpers import assert_matches, check, names_shape, numpy_or_error, raises_at_the_call, value
 from minilazy.conformance.registry import ops
 from strategies import DTYPES, SHAPES, arrays
 
@@ -33,7 +31,6 @@ pytestmark = [pytest.mark.filterwarnings("ignore::minilazy.RecompileWarning"),
 
 INDEX_DTYPES = [np.dtype(n) for n in ("int8", "int16", "int32", "int64", "uint8", "uint16",
                                       "uint32", "uint64")]
-NUMPY_ERRORS = (ValueError, IndexError, TypeError, OverflowError)
 F64, F16 = np.dtype(np.float64), np.dtype(np.float16)
 
 
@@ -42,69 +39,6 @@ F64, F16 = np.dtype(np.float64), np.dtype(np.float16)
 def lazy(x, device) -> ml.Tensor:
     return ml.asarray(x, device=device)
 
-
-def forget(e: BaseException) -> tuple[type, str]:
-    """The exception's type and message, its tracebacks' frames cleared.
-
-    A traceback keeps alive the tensors its frames recorded: if one is bad (an engine bug that
-    fails at the barrier), every later ``mark_step`` -- the next test's -- trips over it again.
-    """
-    kind, msg, seen = type(e), str(e), set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)
-        e = e.__cause__ or e.__context__
-    return kind, msg
-
-
-def value(thunk) -> np.ndarray:
-    """Record ``thunk()`` and observe it; any failure becomes an ``AssertionError``."""
-    try:
-        return thunk().numpy()
-    except Exception as e:  # noqa: BLE001 -- reported below, without the traceback's tensors
-        kind, msg = forget(e)
-    raise AssertionError(f"minilazy raised {kind.__name__}: {msg}")
-
-
-def raises_at_the_call(thunk, exc) -> str:
-    """``thunk()`` must raise ``exc`` having run nothing (no barrier, no execution)."""
-    before = ml.metrics()
-    try:
-        thunk()
-        kind, msg = None, ""
-    except Exception as e:  # noqa: BLE001 -- checked below, after the traceback is gone
-        kind, msg = forget(e)
-    after = ml.metrics()
-    assert kind is not None, f"did not raise {exc}"
-    assert issubclass(kind, exc), f"raised {kind.__name__}: {msg}; expected {exc}"
-    assert after.executions == before.executions, f"executed before raising: {msg}"
-    assert after.barriers == before.barriers, f"ran a barrier before raising: {msg}"
-    return msg
-
-
-def numpy_or_error(fn):
-    """(NumPy's result, None), or (None, the exception classes minilazy must raise instead)."""
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore")
-            return fn(), None
-    except NUMPY_ERRORS as e:
-        return None, tuple(c for c in NUMPY_ERRORS if isinstance(e, c))
-
-
-def check(np_fn, ml_thunk, tol: str = "exact") -> None:
-    """NumPy's result (shape, dtype, values within ``tol``), or NumPy's error class at the call."""
-    want, err = numpy_or_error(np_fn)
-    if err:
-        raises_at_the_call(ml_thunk, err)
-    else:
-        assert_matches(value(ml_thunk), want, tol)
-
-
-def names_shape(message: str, shape: tuple[int, ...]) -> bool:
-    """Whether an error message shows ``shape`` (as a tuple, a list, or ``f32[2,3]``)."""
-    forms = {str(shape), str(list(shape)), "[" + ",".join(map(str, shape)) + "]"}
-    return any(f in message for f in forms)
 
 
 def any_array(draw, shape=SHAPES) -> np.ndarray:

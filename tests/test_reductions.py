@@ -10,8 +10,6 @@ Expected values always come from NumPy; where NumPy raises, minilazy must raise 
 from __future__ import annotations
 
 import math
-import traceback
-import warnings
 
 import numpy as np
 import pytest
@@ -20,7 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from helpers import assert_matches
+from helpers import assert_matches, names_shape, numpy_or_error, quiet, raises_at_the_call, value
 from strategies import DTYPES, SHAPES, arrays
 
 # Every example compiles a new program by design: minilazy's warning about that is expected;
@@ -35,7 +33,6 @@ F64 = np.dtype(np.float64)
 # means, variances, matmul and tensordot, at most 10 in magnitude in float16 and 1e6 in wider
 # floats -- a partial sum that overflows would make the result depend on the summation order.
 BOUND = {np.dtype(np.float16): 10.0, np.dtype(np.float32): 1e6, np.dtype(np.float64): 1e6}
-NUMPY_ERRORS = (ValueError, IndexError, TypeError)
 
 
 # -- running both sides ------------------------------------------------------------------------
@@ -46,70 +43,6 @@ def lazy(x: np.ndarray, device, pending: bool = False) -> ml.Tensor:
     t = ml.asarray(x, device=device)
     return ml.flip(ml.flip(t)) if pending else t
 
-
-def forget(e: BaseException) -> tuple[type, str]:
-    """The exception's type and message, its tracebacks' frames cleared.
-
-    A traceback keeps alive the tensors its frames recorded: if one is bad (an engine bug that
-    fails at the barrier), every later ``mark_step`` -- the next test's -- trips over it again.
-    Clearing the frames drops them, so that an engine bug fails only the test that found it.
-    """
-    kind, msg, seen = type(e), str(e), set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)
-        e = e.__cause__ or e.__context__
-    return kind, msg
-
-
-def value(thunk) -> np.ndarray:
-    """Record ``thunk()`` and observe it; any failure becomes an ``AssertionError``."""
-    try:
-        return thunk().numpy()
-    except Exception as e:  # noqa: BLE001 -- reported below, without the traceback's tensors
-        kind, msg = forget(e)
-    raise AssertionError(f"minilazy raised {kind.__name__}: {msg}")
-
-
-def raises_at_the_call(thunk, exc) -> str:
-    """``thunk()`` must raise ``exc`` having run nothing (no barrier, no execution).
-
-    Returns the message. (The exception is forgotten first: its traceback holds whatever
-    ``thunk`` half-recorded, which a later barrier must not meet.)
-    """
-    before = ml.metrics()
-    try:
-        thunk()
-        kind, msg = None, ""
-    except Exception as e:  # noqa: BLE001 -- checked below, after the traceback is gone
-        kind, msg = forget(e)
-    after = ml.metrics()
-    assert kind is not None, f"did not raise {exc}"
-    assert issubclass(kind, exc), f"raised {kind.__name__}: {msg}; expected {exc}"
-    assert after.executions == before.executions, f"executed before raising: {msg}"
-    assert after.barriers == before.barriers, f"ran a barrier before raising: {msg}"
-    return msg
-
-
-def quiet(fn, *args, **kwargs):
-    """NumPy's result, its warnings (empty means, 0/0 variances, overflow) silenced."""
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore")
-        return fn(*args, **kwargs)
-
-
-def numpy_or_error(fn, *args, **kwargs):
-    """(NumPy's result, None), or (None, the exception classes minilazy must raise instead)."""
-    try:
-        return quiet(fn, *args, **kwargs), None
-    except NUMPY_ERRORS as e:  # AxisError is both a ValueError and an IndexError: accept either
-        return None, tuple(c for c in NUMPY_ERRORS if isinstance(e, c))
-
-
-def names_shape(message: str, shape: tuple[int, ...]) -> bool:
-    """Whether an error message shows ``shape`` (as a tuple, a list, or ``f32[2,3]``)."""
-    forms = {str(shape), str(list(shape)), "[" + ",".join(map(str, shape)) + "]"}
-    return any(f in message for f in forms)
 
 
 # -- strategies ------------------------------------------------------------------------------

@@ -9,7 +9,6 @@ the call, before anything runs, with the shapes in the message.
 from __future__ import annotations
 
 import math
-import traceback
 
 import numpy as np
 import pytest
@@ -18,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from helpers import assert_matches
+from helpers import check, names_shape, numpy_or_error, raises_at_the_call
 from strategies import DTYPES, SHAPES, arrays
 
 # Every example compiles a new program by design: minilazy's warning about that is expected;
@@ -28,7 +27,6 @@ pytestmark = [pytest.mark.filterwarnings("ignore::minilazy.RecompileWarning"),
 
 INDEX_DTYPES = [np.dtype(n) for n in ("int8", "int16", "int32", "int64", "uint8", "uint16",
                                       "uint32", "uint64")]
-NUMPY_ERRORS = (ValueError, IndexError, TypeError)
 
 
 # -- running both sides (as in test_reductions) ------------------------------------------------
@@ -36,67 +34,6 @@ NUMPY_ERRORS = (ValueError, IndexError, TypeError)
 def lazy(x: np.ndarray, device) -> ml.Tensor:
     return ml.asarray(x, device=device)
 
-
-def forget(e: BaseException) -> tuple[type, str]:
-    """The exception's type and message, its tracebacks' frames cleared.
-
-    A traceback keeps alive the tensors its frames recorded: if one is bad (an engine bug that
-    fails at the barrier), every later ``mark_step`` -- the next test's -- trips over it again.
-    """
-    kind, msg, seen = type(e), str(e), set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        traceback.clear_frames(e.__traceback__)
-        e = e.__cause__ or e.__context__
-    return kind, msg
-
-
-def value(thunk) -> np.ndarray:
-    """Record ``thunk()`` and observe it; any failure becomes an ``AssertionError``."""
-    try:
-        return thunk().numpy()
-    except Exception as e:  # noqa: BLE001 -- reported below, without the traceback's tensors
-        kind, msg = forget(e)
-    raise AssertionError(f"minilazy raised {kind.__name__}: {msg}")
-
-
-def raises_at_the_call(thunk, exc) -> str:
-    """``thunk()`` must raise ``exc`` having run nothing (no barrier, no execution)."""
-    before = ml.metrics()
-    try:
-        thunk()
-        kind, msg = None, ""
-    except Exception as e:  # noqa: BLE001 -- checked below, after the traceback is gone
-        kind, msg = forget(e)
-    after = ml.metrics()
-    assert kind is not None, f"did not raise {exc}"
-    assert issubclass(kind, exc), f"raised {kind.__name__}: {msg}; expected {exc}"
-    assert after.executions == before.executions, f"executed before raising: {msg}"
-    assert after.barriers == before.barriers, f"ran a barrier before raising: {msg}"
-    return msg
-
-
-def numpy_or_error(fn, *args, **kwargs):
-    """(NumPy's result, None), or (None, the exception classes minilazy must raise instead)."""
-    try:
-        return fn(*args, **kwargs), None
-    except NUMPY_ERRORS as e:  # AxisError is both a ValueError and an IndexError: accept either
-        return None, tuple(c for c in NUMPY_ERRORS if isinstance(e, c))
-
-
-def check(np_fn, ml_thunk) -> None:
-    """NumPy's result exactly (shape, dtype, values), or NumPy's error class at the call."""
-    want, err = numpy_or_error(np_fn)
-    if err:
-        raises_at_the_call(ml_thunk, err)
-    else:
-        assert_matches(value(ml_thunk), want)
-
-
-def names_shape(message: str, shape: tuple[int, ...]) -> bool:
-    """Whether an error message shows ``shape`` (as a tuple, a list, or ``f32[2,3]``)."""
-    forms = {str(shape), str(list(shape)), "[" + ",".join(map(str, shape)) + "]"}
-    return any(f in message for f in forms)
 
 
 def any_array(draw, shape=SHAPES) -> np.ndarray:
