@@ -88,6 +88,7 @@ class Oracle:
     impl: str
     outcomes: dict[str, tuple[str, tuple[str, ...], str | None]] = field(default_factory=dict)
     uncovered: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # node id: its first crash text
 
     def describe(self) -> dict[str, Any]:
         """The implementation, as the report names it."""
@@ -104,12 +105,16 @@ class Oracle:
             outcome = "skipped" if report.skipped else "passed"
         if self.outcomes.get(report.nodeid, ("",))[0] != "failed":  # a failed phase sticks
             self.outcomes[report.nodeid] = (outcome, tuple(props["spec"]), props.get("op"))
+            if outcome == "failed":
+                crash = getattr(report.longrepr, "reprcrash", None)
+                self.failures[report.nodeid] = str(crash.message if crash is not None
+                                                   else report.longrepr)
 
     def results(self) -> report.Results:
         """The outcomes so far, by rule and by op."""
         results = report.Results()
         for nodeid, (outcome, spec, op) in self.outcomes.items():
-            results.add(nodeid, outcome, spec, op)
+            results.add(nodeid, outcome, spec, op, self.failures.get(nodeid))
         return results
 
 

@@ -3,12 +3,15 @@
 The plugin feeds :class:`Results` one outcome per test (with the rules and the op the test
 checks); at the end of the session it is turned into the JSON report (``--spec-report``) and the
 summary table. A rule *failed* if any of its tests failed, else *passed* if any passed, else
-*skipped* if its tests were all skipped, else it is *not covered*.
+*skipped* if its tests were all skipped, else it is *not covered*. A failed rule or op also
+names its first failing test (in node id order) with that test's short failure message and,
+for a rule, the falsifying example of a Hypothesis test (``first_failure``).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,6 +19,50 @@ from typing import Any
 from minilazy.conformance.registry import ops, rules
 
 OUTCOMES = ("passed", "failed", "skipped")
+# How much of a failure the report keeps: the message (observed vs expected) and the example.
+MESSAGE_CHARS, EXAMPLE_CHARS = 400, 1200
+# Where the message of a failure ends and Hypothesis's notes begin.
+_NOTES = re.compile(r"^(Falsifying example|Failing test case|Draw \d|program as |"
+                    r"You can reproduce|Highest target|Trying example|Explanation:)")
+
+
+def summarize(text: str) -> dict[str, str]:
+    r"""A failure's crash text, short: its ``message`` and its falsifying ``example``.
+
+    The message is the exception's text up to pytest's assertion explanation or Hypothesis's
+    notes, on one line; the example is the notes (the falsifying example, its draws and the
+    program as Python), without the program's JSON and the reproduction hint.
+
+    Example:
+        >>> s = summarize("AssertionError: add: dtype int16 != int8\nassert False\n"
+        ...               "Falsifying example: test(op='add')\nYou can reproduce ...")
+        >>> s["message"]
+        'AssertionError: add: dtype int16 != int8'
+        >>> s["example"]
+        "Falsifying example: test(op='add')"
+    """
+    message: list[str] = []
+    example: list[str] = []
+    skipping = explaining = False
+    for line in text.splitlines():
+        if not example and not _NOTES.match(line):
+            explaining = explaining or line.startswith("assert ")  # pytest's explanation
+            if not explaining:
+                message.append(line.strip())
+            continue
+        if line.startswith(("program as JSON", "You can reproduce")):
+            skipping = True
+        elif _NOTES.match(line):
+            skipping = False
+        if not skipping:
+            example.append(line.rstrip())
+    short = " ".join(" ".join(m for m in message if m).split())
+    if len(short) > MESSAGE_CHARS:
+        short = short[:MESSAGE_CHARS - 3] + "..."
+    notes = re.sub(r" at 0x[0-9a-f]+>", ">", "\n".join(example).strip())  # run to run
+    if len(notes) > EXAMPLE_CHARS:
+        notes = notes[:EXAMPLE_CHARS - 4] + "\n..."
+    return {"message": short, "example": notes}
 
 
 def status(outcomes: dict[str, list[str]]) -> str:
@@ -46,9 +93,16 @@ class Results:
 
     by_rule: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     by_op: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    failures: dict[str, dict[str, str]] = field(default_factory=dict)
 
-    def add(self, nodeid: str, outcome: str, rule_ids: Iterable[str], op: str | None) -> None:
-        """Record that test ``nodeid`` had ``outcome`` (passed, failed or skipped)."""
+    def add(self, nodeid: str, outcome: str, rule_ids: Iterable[str], op: str | None,
+            failure: str | None = None) -> None:
+        """Record that test ``nodeid`` had ``outcome`` (passed, failed or skipped).
+
+        ``failure`` is a failed test's crash text (:func:`summarize` keeps it short).
+        """
+        if outcome == "failed" and failure is not None:
+            self.failures[nodeid] = summarize(failure)
         for rid in rule_ids:
             self.by_rule.setdefault(rid, {o: [] for o in OUTCOMES})[outcome].append(nodeid)
         if op is not None:
@@ -61,6 +115,21 @@ class Results:
     def op_status(self, op: str) -> str:
         """The status of op ``op``."""
         return status(self.by_op.get(op, {}))
+
+    def first_failure(self, outcomes: dict[str, list[str]]) -> dict[str, str] | None:
+        """The first failed test of ``outcomes`` (by node id): its id, message and example.
+
+        Example:
+            >>> r = Results()
+            >>> r.add("t2", "failed", ["LZ-BAR-001"], None, "AssertionError: 1 != 2")
+            >>> r.first_failure(r.by_rule["LZ-BAR-001"])
+            {'test': 't2', 'message': 'AssertionError: 1 != 2', 'example': ''}
+        """
+        failed = sorted(outcomes.get("failed", []))
+        if not failed:
+            return None
+        return {"test": failed[0], **self.failures.get(failed[0], {"message": "",
+                                                                    "example": ""})}
 
     def uncovered(self, capabilities: frozenset[str]) -> list[str]:
         """Active MUST rules (capability declared or none needed) that no test checked.
@@ -88,12 +157,21 @@ class Results:
             True
         """
         empty: dict[str, list[str]] = {o: [] for o in OUTCOMES}
-        rule_rows = {rid: {"level": r.level, "section": r.section, "capability": r.capability,
-                           "status": self.rule_status(rid), **self.by_rule.get(rid, empty)}
-                     for rid, r in sorted(rules().items())}
-        op_rows = {name: {"kind": spec.kind, "status": self.op_status(name),
-                          **self.by_op.get(name, empty)}
-                   for name, spec in sorted(ops().items())}
+        Row = dict[str, Any]
+        rule_rows: dict[str, Row] = {
+            rid: {"level": r.level, "section": r.section, "capability": r.capability,
+                  "status": self.rule_status(rid), **self.by_rule.get(rid, empty)}
+            for rid, r in sorted(rules().items())}
+        op_rows: dict[str, Row] = {
+            name: {"kind": spec.kind, "status": self.op_status(name),
+                   **self.by_op.get(name, empty)}
+            for name, spec in sorted(ops().items())}
+        for rows in (rule_rows, op_rows):
+            for row in rows.values():
+                if (first := self.first_failure(row)) is not None:
+                    if rows is op_rows:  # the rule's first failure shows the example
+                        del first["example"]
+                    row["first_failure"] = first
         counts = {s: sum(1 for r in rule_rows.values() if r["status"] == s)
                   for s in ("passed", "failed", "skipped", "not covered")}
         return {"implementation": implementation, "summary": counts,

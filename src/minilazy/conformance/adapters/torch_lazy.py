@@ -43,6 +43,7 @@ the peers (``nox -s conformance_ltc``) are its tests, and their reports are kept
 
 from __future__ import annotations
 
+import gc
 import importlib
 import operator
 from collections.abc import Callable, Iterator, Sequence
@@ -139,7 +140,7 @@ class TorchLazyAdapter:
 
     # -- the backend (subclasses) -------------------------------------------------------------
 
-    def barrier(self) -> None:
+    def _mark_step(self) -> None:
         raise NotImplementedError
 
     def _wait(self) -> None:
@@ -160,8 +161,24 @@ class TorchLazyAdapter:
         return self.torch.from_numpy(np.array(array, order="C", copy=True)).to(self.device)
 
     def to_numpy(self, x: Any) -> Array:
-        value: Array = np.asarray(self._drained(lambda: x.detach().cpu().numpy()))
+        value: Array = np.asarray(self._drained(lambda: x.cpu().numpy()))
         return value
+
+    def barrier(self) -> None:
+        """``mark_step``, once more after a garbage collection if it fails and one frees anything.
+
+        torch cuts every tensor Python has not freed yet. A tensor whose execution failed in an
+        earlier test, kept only by a reference cycle of that test's traceback, is dead (spec,
+        "Terms"), but PyTorch/XLA's mark_step fails on it ("Check failed: tensor_data") for as
+        long as it exists: that failure is blamed on the test that made it, not the next ones.
+        A live tensor that fails the barrier fails the retry too, and the error is raised.
+        """
+        try:
+            self._drained(self._mark_step)
+        except Exception:
+            if not gc.collect():
+                raise
+            self._drained(self._mark_step)
 
     def _drained(self, run: Callable[[], Any]) -> Any:
         """``run()``, re-raising its error after waiting for the device.
@@ -189,16 +206,20 @@ class TorchLazyAdapter:
             return self.torch.tensor(value, device=self.device)
         return value
 
-    def _reduce(self, x: Any, axis: Any, keepdims: bool) -> tuple[Any, tuple[int, ...], bool]:
-        """``(x, dims, keepdim)`` for a torch reduction over the spec's ``axis``.
+    def _reduce(self, x: Any, axis: Any, keepdims: bool) -> tuple[Any, dict[str, Any]]:
+        """``(x, {dim, keepdim})`` for a torch reduction over the spec's ``axis``.
 
-        torch's ``dim=()`` means every axis, so no axis at all is a unit axis appended to ``x``
-        and reduced (which also drops it, whatever ``keepdims`` says).
+        The axes are spelled as the spec call spells them (one axis as an int, several as a
+        tuple, all of them by leaving ``dim`` out). torch's ``dim=()`` means every axis, so no
+        axis at all is a unit axis appended to ``x`` and reduced (which also drops it).
         """
-        dims = _axes(x.dim(), axis)
-        if not dims:
-            return x.unsqueeze(-1), (x.dim(),), False
-        return x, dims, keepdims
+        if isinstance(axis, tuple | list) and not axis:
+            return x.unsqueeze(-1), {"dim": -1}
+        if axis is None:
+            if keepdims and x.dim():
+                return x, {"dim": tuple(range(x.dim())), "keepdim": True}
+            return x, {}
+        return x, {"dim": axis if isinstance(axis, int) else tuple(axis), "keepdim": keepdims}
 
     def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
         torch = self.torch
@@ -209,10 +230,10 @@ class TorchLazyAdapter:
         if op in UNARY:
             return getattr(torch, UNARY[op])(*args)
         if op in REDUCE_DIMS or op in ("var", "std"):
-            x, dims, keep = self._reduce(args[0], kwargs.get("axis"), kwargs.get("keepdims",
-                                                                                False))
-            extra = {"correction": kwargs.get("correction", 0)} if op in ("var", "std") else {}
-            return getattr(torch, REDUCE_DIMS.get(op, op))(x, dim=dims, keepdim=keep, **extra)
+            x, kw = self._reduce(args[0], kwargs.get("axis"), kwargs.get("keepdims", False))
+            if op in ("var", "std"):
+                kw["correction"] = kwargs.get("correction", 0)
+            return getattr(torch, REDUCE_DIMS.get(op, op))(x, **kw)
         if op == "prod":
             return self._prod(args[0], kwargs.get("axis"), kwargs.get("keepdims", False))
         if op in ("argmax", "argmin"):
@@ -224,14 +245,16 @@ class TorchLazyAdapter:
         return method(*args, **kwargs)
 
     def _prod(self, x: Any, axis: Any, keepdims: bool) -> Any:
-        x, dims, keepdims = self._reduce(x, axis, keepdims)
-        if len(dims) == 1:
-            return self.torch.prod(x, dim=dims[0], keepdim=keepdims)
+        x, kw = self._reduce(x, axis, keepdims)
+        dims = kw.get("dim", ())
+        if isinstance(dims, int) or not kw:
+            return self.torch.prod(x, **kw)
         # torch.prod takes one axis: move the reduced axes last and flatten them into one.
+        dims = _axes(x.dim(), dims)
         kept = tuple(a for a in range(x.dim()) if a not in dims)
         flat = x.permute(kept + dims).reshape(*(x.shape[a] for a in kept), -1)
         out = self.torch.prod(flat, dim=-1)
-        if keepdims:
+        if kw.get("keepdim"):
             out = out.reshape(tuple(1 if a in dims else n for a, n in enumerate(x.shape)))
         return out
 
@@ -396,8 +419,8 @@ class LtcAdapter(TorchLazyAdapter):
         super().__init__(torch, torch.device("lazy"))
         self.version = str(torch.__version__)
 
-    def barrier(self) -> None:
-        self._drained(lambda: self.lazy.mark_step(wait=True))
+    def _mark_step(self) -> None:
+        self.lazy.mark_step(wait=True)
 
     def sync(self, *xs: Any) -> None:
         self._drained(lambda: self.lazy.sync_multi(list(xs), [str(self.device)]))
@@ -452,8 +475,8 @@ class XlaAdapter(TorchLazyAdapter):
         super().__init__(torch, self.xla.device())
         self.version = f"{self.xla.__version__} (torch {torch.__version__})"
 
-    def barrier(self) -> None:
-        self._drained(lambda: self.xla.sync(wait=True))
+    def _mark_step(self) -> None:
+        self.xla.sync(wait=True)
 
     def sync(self, *xs: Any) -> None:
         self._drained(lambda: self.xla._XLAC._xla_sync_multi(list(xs), [str(self.device)],

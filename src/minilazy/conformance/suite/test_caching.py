@@ -122,6 +122,22 @@ def test_a_hit_gives_the_values_of_a_miss(adapter: OptionalAdapter) -> None:
 
 
 @pytest.mark.spec("LZ-CACHE-003")
+@pytest.mark.ops("multiply", "add")
+def test_a_hit_with_other_wiring_is_not_served_the_cached_program(
+        adapter: OptionalAdapter) -> None:
+    # x * y + y, then x * x + y: the same ops, shapes and dtypes, but the multiply reads other
+    # parameters. A key that ignores which parameter an op reads serves the first program to
+    # the second, which then computes [3, 4] * [5, 6] + [5, 6] = [20, 30], not [14, 22].
+    def step(a: list[float], b: list[float], square: bool) -> Array:
+        x, y = (adapter.from_numpy(np.array(v, np.float32)) for v in (a, b))
+        return adapter.to_numpy(adapter.apply("add", adapter.apply(
+            "multiply", x, x if square else y), y))
+
+    assert_close(step([1, 2], [10, 20], False), np.array([20, 60], np.float32), "exact")
+    assert_close(step([3, 4], [5, 6], True), np.array([14, 22], np.float32), "exact")
+
+
+@pytest.mark.spec("LZ-CACHE-003")
 @examples(0.5)
 @given(data=st.data())
 def test_a_program_run_twice_observes_the_same_values(adapter: OptionalAdapter,
