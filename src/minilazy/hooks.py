@@ -8,6 +8,7 @@ tracer (which fills them) and the barrier (which empties them). Never imports ja
 
 from __future__ import annotations
 
+import os
 import sys
 import weakref
 from collections.abc import Sequence
@@ -63,7 +64,8 @@ STATE: Final = _State()
 # is added once, at construction (a second add, `in` or `discard` would compare with __eq__,
 # which is elementwise and lazy).
 LIVE: Final[weakref.WeakSet[Tensor]] = weakref.WeakSet()
-_PACKAGE_DIR: Final = __file__.rsplit("/", 1)[0]
+# The engine's own files: minilazy/*.py. Subpackages (the conformance suite) are user code.
+_ENGINE_PREFIX: Final = os.path.dirname(__file__) + os.sep
 
 
 def backend() -> Backend:
@@ -80,14 +82,18 @@ def backend() -> Backend:
     return b
 
 
+def _in_engine(filename: str) -> bool:
+    return filename.startswith(_ENGINE_PREFIX) and os.sep not in filename[len(_ENGINE_PREFIX):]
+
+
 def user_site() -> str | None:
-    """``file:line`` of the innermost caller outside the minilazy package.
+    """``file:line`` of the innermost caller outside the engine's modules.
 
     Example:
         >>> user_site() is None or ":" in user_site()
         True
     """
     f: FrameType | None = sys._getframe(1)
-    while f is not None and f.f_code.co_filename.startswith(_PACKAGE_DIR):
+    while f is not None and _in_engine(f.f_code.co_filename):
         f = f.f_back
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"

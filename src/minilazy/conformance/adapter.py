@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -160,6 +160,13 @@ class OptionalAdapter(Adapter, Protocol):
 
     def dtype(self, x: Any) -> np.dtype[Any]:
         """The dtype of ``x`` as a NumPy dtype (capability ``metadata``)."""
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        """The gradient of ``f`` (capability ``autodiff``).
+
+        ``f`` maps tensors (or lists and dicts of them) to a 0-d floating tensor; the returned
+        function gives a tuple with one gradient per argument in ``argnums``, shaped like it.
+        """
 
 
 def supports(adapter: Adapter, op: str) -> bool:

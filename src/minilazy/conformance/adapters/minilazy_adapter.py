@@ -7,6 +7,7 @@ Factories ``cpu``, ``gpu`` and ``tpu`` adapt minilazy on the first device of tha
 from __future__ import annotations
 
 import operator
+import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
@@ -45,12 +46,15 @@ class MinilazyAdapter:
         self.name = f"minilazy-{platform}"
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
-                "donation", "sync", "metadata"}
+                "donation", "sync", "metadata", "autodiff"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
             caps.add("devices")
         self.capabilities = frozenset(caps)
+        # The suite compiles a new graph at almost every observation on purpose: the analyzer's
+        # advice for a user's loop ("the graph changes every step") would be noise here.
+        warnings.filterwarnings("ignore", category=ml.RecompileWarning)
 
     def from_numpy(self, array: np.ndarray[Any, Any]) -> ml.Tensor:
         return ml.asarray(array, device=self.device)
@@ -76,6 +80,9 @@ class MinilazyAdapter:
 
     def barrier(self) -> None:
         ml.mark_step()
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        return ml.grad(f, argnums=tuple(argnums))
 
     def sync(self, *xs: ml.Tensor) -> None:
         ml.sync(*xs)

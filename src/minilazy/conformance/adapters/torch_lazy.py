@@ -30,10 +30,10 @@ peer, not about the adapter.
 
 Capabilities are the ones each peer really has: counters (read from its metrics after waiting
 for its device), graph keys (its graph hash), IR and compiled-program dumps, pending state (from
-the IR), ``sync``, ``setitem`` (torch's in-place ops rebind the tensor), 64-bit dtypes and
-metadata; PyTorch/XLA also has an eager mode and buffer donation. Neither can forget its
-compiled programs (no ``reset``), cuts long graphs by itself (no ``autocut``), or has two
-devices here (no ``devices``).
+the IR), ``sync``, ``setitem`` (torch's in-place ops rebind the tensor), 64-bit dtypes,
+metadata and gradients (torch.autograd); PyTorch/XLA also has an eager mode and buffer
+donation. Neither can forget its compiled programs (no ``reset``), cuts long graphs by itself
+(no ``autocut``), or has two devices here (no ``devices``).
 
 Test coverage: this module runs only where torch is installed (the peers' environments), so
 minilazy's own test suite exercises nothing here but the doctests below; the oracle's runs on
@@ -118,7 +118,7 @@ class TorchLazyAdapter:
     """A torch lazy device as the conformance suite drives it (the part both peers share).
 
     Subclasses supply the backend: the barrier, ``sync``, counters, keys, dumps and pending
-    state. Everything else is torch's public tensor API on ``device``.
+    state. Everything else is torch's public tensor API on ``device`` (and its autograd).
 
     Example:
         >>> "add" in SUPPORTED, "cumsum" in SUPPORTED
@@ -161,7 +161,10 @@ class TorchLazyAdapter:
         return self.torch.from_numpy(np.array(array, order="C", copy=True)).to(self.device)
 
     def to_numpy(self, x: Any) -> Array:
-        value: Array = np.asarray(self._drained(lambda: x.cpu().numpy()))
+        # A gradient may require grad (torch's numpy() refuses it); detaching only then keeps
+        # the common case free of an extra op (torch._lazy counts aten::detach as a fallback).
+        y = x.detach() if x.requires_grad else x
+        value: Array = np.asarray(self._drained(lambda: y.cpu().numpy()))
         return value
 
     def barrier(self) -> None:
@@ -194,6 +197,36 @@ class TorchLazyAdapter:
             except Exception:  # the same error again, now consumed
                 pass
             raise
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        """``torch.autograd.grad`` of ``f`` with respect to the arguments ``argnums``.
+
+        Tensors of an argument (a tensor, or lists, tuples and dicts of them) are detached
+        copies that require grad, unless one already does: then ``f`` runs inside an outer
+        ``grad``, and the tensor is used as is, with ``create_graph`` so the outer one can
+        differentiate the result.
+        """
+        pytree: Any = importlib.import_module("torch.utils._pytree")
+
+        def gradient(*args: Any) -> tuple[Any, ...]:
+            args_, specs, leaves, nested = list(args), [], [], False
+            for i in argnums:
+                flat, spec = pytree.tree_flatten(args[i])
+                nested = nested or any(x.requires_grad for x in flat)
+                flat = [x if x.requires_grad else x.detach().requires_grad_(True) for x in flat]
+                args_[i] = pytree.tree_unflatten(flat, spec)
+                specs.append((spec, len(flat)))
+                leaves.extend(flat)
+            # An argument f does not use has a zero gradient (as in ml.grad and jax.grad).
+            out = self.torch.autograd.grad(f(*args_), leaves, create_graph=nested,
+                                           allow_unused=True, materialize_grads=True)
+            grads, start = [], 0
+            for spec, n in specs:
+                grads.append(pytree.tree_unflatten(list(out[start:start + n]), spec))
+                start += n
+            return tuple(grads)
+
+        return gradient
 
     # -- ops ----------------------------------------------------------------------------------
 
@@ -410,7 +443,7 @@ class LtcAdapter(TorchLazyAdapter):
 
     name = "torch-lazy"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata"})
+                              "float64", "metadata", "autodiff"})
 
     def __init__(self, torch: Any) -> None:
         self.lazy: Any = importlib.import_module("torch._lazy")
@@ -465,7 +498,7 @@ class XlaAdapter(TorchLazyAdapter):
 
     name = "torch-xla"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "eager", "donation"})
+                              "float64", "metadata", "autodiff", "eager", "donation"})
 
     def __init__(self, torch: Any) -> None:
         self.xla: Any = importlib.import_module("torch_xla")
