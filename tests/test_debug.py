@@ -166,6 +166,15 @@ def test_hidden_syncs_are_counted_with_their_line():
     assert f"3 x  float() at {__file__}:{line}" in ml.metrics_report()
 
 
+def test_a_sync_in_a_minilazy_subpackage_is_blamed_on_it_not_on_its_caller():
+    from minilazy.conformance.adapters import minilazy_adapter
+
+    adapter = minilazy_adapter.cpu()  # the conformance suite's code is user code, not engine
+    adapter.to_numpy(adapter.from_numpy(np.arange(3.0)) * 2.0)
+    (site,) = ml.metrics().observation_sites
+    assert site.startswith(f"numpy() at {minilazy_adapter.__file__}:"), site
+
+
 def test_debug_level_1_prints_a_line_per_barrier(capsys):
     with ml.debug(1):
         ml.sync(ml.ones((2,)) * 3.0)
