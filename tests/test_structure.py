@@ -15,8 +15,8 @@ from minilazy.ir import BINARY, UNARY, Op
 PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
-    {"dtypes"}, {"metrics"}, {"ir"}, {"indexing", "ops"},
-    {"hooks"}, {"scalars"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
+    {"dtypes"}, {"metrics"}, {"ir"}, {"state"}, {"indexing", "ops"},
+    {"scalars"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
     {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
     {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets"}, {"__init__", "demo", "__main__"},

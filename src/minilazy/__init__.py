@@ -15,17 +15,15 @@ Example:
     False
 """
 
+import os as _os
+
+from minilazy import barrier as _barrier
+from minilazy import debug as _debug
+from minilazy import metrics as _metrics
+from minilazy import runtime as _runtime
+from minilazy import state as _state
 from minilazy.autodiff import grad, value_and_grad
-from minilazy.barrier import (
-    BarrierPolicy,
-    current_policy,
-    eager,
-    mark_step,
-    policy,
-    set_policy,
-    sync,
-    wait,
-)
+from minilazy.barrier import eager, mark_step, policy, sync, wait
 from minilazy.creation import (
     arange,
     asarray,
@@ -159,9 +157,23 @@ from minilazy.shaping import (
     stack,
     take,
 )
+from minilazy.state import BarrierPolicy, current_policy, set_policy
 from minilazy.tracer import Tensor
 
 __version__ = "0.1.0"
+
+
+def _install() -> None:
+    # The one place where the layers are wired together: the tracer reaches the barrier layer
+    # through the backend, the debugger listens to barriers, the runtime's gauges join the
+    # metrics, and a fork() child learns that JAX cannot run there.
+    _state.install(_barrier.BACKEND)
+    _debug.install()
+    _metrics.GAUGES.update(_runtime.GAUGES)
+    _os.register_at_fork(after_in_child=_runtime.forked)
+
+
+_install()
 __all__ = [
     "CompileRecord",
     "RecompileWarning",

@@ -1,103 +1,61 @@
-"""The barrier policy: *when* the pending graph is cut, and *what* is materialised.
+"""The barrier: *when* the pending graph is cut, *what* is materialised, and nothing lost.
 
 Ninth layer. A barrier is explicit (``mark_step``, ``sync``), an observation (a value is needed
-on the host: ``float(t)``, ``t.numpy()``), an auto-cut (too many nodes pending), or every op in
-eager mode. Each barrier drives hasher -> compile cache -> lowering -> runtime and rebinds the
-tensors it materialised to ``DATA`` leaves holding their results. The policy is a frozen value
-the user can swap. This module installs itself as the tracer's backend.
+on the host: ``float(t)``, ``t.numpy()``), an auto-cut (too many pending nodes live), or every
+op in eager mode. Each barrier drives hasher -> compile cache -> lowering -> runtime and rebinds
+the tensors it materialised to ``DATA`` leaves holding their results.
+
+Barriers are failure-atomic: a tensor is rebound only to a value that exists, so when a
+program fails to compile or run, every tensor is as it was before. The failing tensors are then
+found (the group is split until each failure stands alone), turned into failed leaves that
+re-raise their error when observed, and everything else is materialised. Buffers are donated
+only when nothing outside the program still reads them, and never to a program's first run.
+Barriers run one at a time (the engine lock), from any thread: ``mark_step`` materialises the
+live tensors of every thread.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import functools
+import signal
+import sys
+import threading
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 
 from minilazy import runtime
-from minilazy.hashing import Cut, cut, roots_of
-from minilazy.hooks import LIVE, STATE, user_site
-from minilazy.ir import Device, Node, Op, data_leaf
+from minilazy.hashing import Cut, bands, cut, roots_of
+from minilazy.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.metrics import COUNTERS
+from minilazy.state import (
+    ENGINE,
+    LIVE,
+    OVERRIDE,
+    BarrierPolicy,
+    current_policy,
+    live_pending_nodes,
+    replaced,
+    user_site,
+)
 from minilazy.tracer import Tensor
 
-
-@dataclass(frozen=True)
-class BarrierPolicy:
-    """When to cut and what to materialise.
-
-    Attributes:
-        max_pending_nodes: auto-cut (a ``mark_step``) once this many nodes were recorded since
-            the last full barrier, so a loop without barriers stays bounded in memory and time.
-        observe_all: an observation (``item()``, ``numpy()``...) materialises every live pending
-            tensor, like ``mark_step``, instead of only the observed one.
-        eager: run every op as soon as it is recorded (op by op, for debugging).
-        donate: let ``mark_step`` reuse the buffers that no live tensor holds any more (an
-            in-place parameter update then needs no new memory).
-        special_scalars: bake the Python numbers 0 and 1 into programs as constants instead of
-            passing them as parameters, as PyTorch/XLA does: XLA then simplifies ``x * 1``,
-            ``x + 0``, ``maximum(x, 0)``, and fused kernels run faster; a scalar that sometimes
-            is 0 or 1 compiles one program more for each.
-
-    Example:
-        >>> import minilazy as ml
-        >>> with ml.policy(max_pending_nodes=100):
-        ...     ml.current_policy().max_pending_nodes
-        100
-    """
-
-    max_pending_nodes: int = 2048
-    observe_all: bool = False
-    eager: bool = False
-    donate: bool = True
-    special_scalars: bool = False
-
-
-_POLICY: list[BarrierPolicy] = [BarrierPolicy()]
 # Listeners the observability layer adds: called with (cause, cut, donation mask, compiled (not
 # a cache hit), seconds).
 BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
 LISTENERS: Final[list[BarrierListener]] = []
 
 
-def current_policy() -> BarrierPolicy:
-    """The barrier policy in force.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.current_policy().eager
-        False
-    """
-    return _POLICY[-1]
-
-
-def _apply(p: BarrierPolicy) -> None:
-    if p.max_pending_nodes < 1:
-        raise ValueError(f"max_pending_nodes must be >= 1, got {p.max_pending_nodes}")
-    STATE.limit = 1 if p.eager else p.max_pending_nodes
-    STATE.special_scalars = p.special_scalars
-
-
-def set_policy(p: BarrierPolicy) -> None:
-    """Make ``p`` the barrier policy from now on.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.set_policy(ml.BarrierPolicy(max_pending_nodes=4096))
-        >>> ml.set_policy(ml.BarrierPolicy())
-    """
-    _apply(p)
-    _POLICY[-1] = p
-
-
 @contextlib.contextmanager
 def policy(p: BarrierPolicy | None = None, **changes: Any) -> Iterator[BarrierPolicy]:
     """Use ``p`` (or the current policy with ``changes``) inside a ``with`` block.
+
+    The block's policy holds in this thread (and async task) only.
 
     Example:
         >>> import minilazy as ml
@@ -105,14 +63,12 @@ def policy(p: BarrierPolicy | None = None, **changes: Any) -> Iterator[BarrierPo
         ...     p.observe_all
         True
     """
-    new = dataclasses.replace(p or current_policy(), **changes)
-    _apply(new)
-    _POLICY.append(new)
+    new = replaced(p, changes)
+    token = OVERRIDE.set(new)
     try:
         yield new
     finally:
-        _POLICY.pop()
-        _apply(_POLICY[-1])
+        OVERRIDE.reset(token)
 
 
 def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
@@ -128,50 +84,54 @@ def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
     return policy(eager=True)
 
 
-def _rebind(tensors: Sequence[Tensor], donate: bool, cause: str) -> None:
-    """Materialise ``tensors`` (all pending): one execution per device."""
-    by_device: dict[Device, list[Tensor]] = {}
-    for t in tensors:
-        by_device.setdefault(t._device, []).append(t)
-    for device, group in by_device.items():
-        try:
-            _run(group, device, donate, cause)
-        except Exception:
-            if len(group) == 1:
-                raise
-            # Nothing lost: materialise the tensors one by one, so that one that cannot be
-            # computed does not take the others down with it; then report its error.
-            failure: Exception | None = None
-            for t in group:
-                try:
-                    _run([t], device, False, cause)
-                except Exception as e:
-                    failure = failure or e
-            if failure is not None:
-                try:
-                    raise failure from None
-                finally:
-                    del failure  # the frame must not hold its own exception: a cycle
+# -- one program: cut, compile or hit, execute -------------------------------------------------
+Bind = Callable[[list[Node]], None]
 
 
-def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> None:
-    """Cut, look up or compile, execute, and rebind ``group`` to the results."""
-    roots = roots_of([t._node for t in group])
+def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bind: Bind) -> None:
+    """Run the program of ``roots`` and hand their result leaves to ``bind``."""
     c = cut(roots, device)
+    if ENGINE.failures:
+        _check_inputs(c)
     donated = _donations(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
     entry = runtime.CACHE.lookup(c.key, donated)
     hit = entry is not None
     if entry is None:
+        limit = current_policy().max_depth
+        found = bands(c.order, limit) if len(c.order) > limit else None
+        if found is not None:  # too deep for one program (a cached key never is)
+            _stages(roots, c.order, found, device, cause, bind)
+            return
         entry = runtime.CACHE.compile(c, donated)
     else:
         COUNTERS.cache_hits += 1
-    outs = runtime.execute(entry, [*(p.payload for p in c.params), *_packed(c)])
-    results: dict[Node, Node] = {r: data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)}
-    for t in group:
-        t._node = results[t._node]
+    args = [*(p.payload for p in c.params), *_packed(c)]
+    with _interrupts_deferred(any(donated) and entry.ran):
+        try:
+            outs = runtime.execute(entry, args)
+            bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
+        except Exception as e:  # the tensors are as they were, unless donated inputs are gone
+            _mark_lost(c, donated, e)
+            raise
+    seconds = time.perf_counter() - start
     for listener in LISTENERS:
-        listener(cause, c, donated, not hit, time.perf_counter() - start)
+        listener(cause, c, donated, not hit, seconds)
+
+
+def _check_inputs(c: Cut) -> None:
+    """An input that failed before fails this program too, with its error."""
+    for p in c.params:
+        if type(p.payload) is Failure:
+            p.payload.throw()
+
+
+def _mark_lost(c: Cut, donated: tuple[bool, ...], error: Exception) -> None:
+    """Donated inputs of a program that failed are gone: reading them raises its error."""
+    for p, d in zip(c.params, donated):
+        if d and runtime.is_deleted(p.payload):
+            p.payload = Failure(error)  # the one payload change a leaf sees: lost data
+            ENGINE.failures += 1
 
 
 def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
@@ -188,36 +148,216 @@ def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
     return out
 
 
+def _store(into: dict[Node, Node], nodes: list[Node], leaves: list[Node]) -> None:
+    into.update(zip(nodes, leaves))
+
+
+def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]],
+            device: Device, cause: str, bind: Bind) -> None:
+    """Run a graph too deep for one program band by band (``hashing.bands``).
+
+    Each band's results that later bands read become their parameters.
+    """
+    band_of = {n: k for k, band in enumerate(found) for n in band}
+    read_until = dict.fromkeys(roots, len(found) - 1)  # the last band that reads each node
+    for n in order:
+        k = band_of.get(n, -1)
+        for o in n.operands:
+            if read_until.get(o, -1) < k:
+                read_until[o] = k
+    new: dict[Node, Node] = {}  # a node -> the node the next band reads in its place
+
+    def rewrite(band: list[Node]) -> None:
+        for n in band:
+            operands = tuple([new.get(o, o) for o in n.operands])
+            new[n] = n if operands == n.operands else Node(
+                n.op, operands, n.attrs, n.shape, n.dtype, None, n.site)
+
+    for k, band in enumerate(found[:-1]):
+        rewrite(band)
+        outs = [n for n in band if read_until.get(n, -1) > k]
+        programs = [new[n] for n in outs]
+        for n in band:  # what no later band reads is dropped as soon as it is computed
+            del new[n]
+        _execute(programs, device, False, cause, functools.partial(_store, new, outs))
+    rewrite(found[-1])
+    _execute([new.get(r, r) for r in roots], device, False, cause, bind)
+
+
+# -- donation: only buffers nothing else reads --------------------------------------------------
+def _reference_count(order: Sequence[Node]) -> int:
+    return sum(map(sys.getrefcount, order))
+
+
+def _own_references() -> int:
+    """How many references per node counting itself adds (measured once: Pythons differ)."""
+    roots = [Node(Op.NEG, (Node(Op.DATA, (), (), (), np.dtype("f4"), None),), (), (),
+                  np.dtype("f4"))]
+    c = cut(roots, Device("cpu", 0))
+    # each node: order, positions; the leaf: params and one operand; the root: roots
+    extra = _reference_count(c.order) - 2 * 2 - 2 - 1
+    assert extra % 2 == 0, extra
+    return extra // 2
+
+
+_OWN: Final = _own_references()
+
+
+def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Tensor], total: int) -> set[Node]:
+    """The nodes of ``c`` that something outside the barrier references, and all below them.
+
+    Their buffers must survive the program. A pending node is referenced from outside when
+    another graph, an autodiff walk, a printed graph or another thread's op in progress holds
+    it; reference counts tell (PyTorch/XLA checks its buffers' use counts for the same reason).
+    ``total`` is the nodes' reference count, taken before anything of this barrier's
+    bookkeeping held them. Fast path: the total is what the cut, the roots and the live tensors
+    account for.
+    """
+    position = c.positions
+    held = sum(1 for t in live if t._node in position)
+    expected = (len(c.order) * (2 + _OWN) + len(c.params) + len(c.scalars) + len(roots)
+                + c.edges + held)
+    if total == expected:
+        return set()
+    counts = list(map(sys.getrefcount, c.order))  # each + _OWN, as in _reference_count
+    holders = Counter([t._node for t in live if t._node in position])
+    users = Counter([o for n in c.order for o in n.operands])
+    params = set(c.params) | set(c.scalars)
+    root_set = set(roots)
+    blocked: set[Node] = set()
+    for i in range(len(c.order) - 1, -1, -1):  # users before their operands
+        n = c.order[i]
+        own = 2 + _OWN + users[n] + (n in params) + (n in root_set) + holders[n]
+        if n in blocked or counts[i] > own:
+            blocked.add(n)
+            blocked.update(n.operands)
+    return blocked
+
+
 def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
     """Which parameters' buffers to give to the outputs.
 
-    Those that no live tensor holds, and only as many per shape and dtype as there are outputs
-    to reuse them (XLA aliases like for like, and warns about the rest).
+    Those that no live tensor holds and nothing outside the cut reads, and only as many per
+    shape and dtype as there are outputs to reuse them (XLA aliases like for like, and warns
+    about the rest).
     """
-    held = {t._node for t in LIVE}
-    wanted = Counter((r.shape, r.dtype) for r in roots)
-    mask = []
-    for p in c.params:
-        ok = p.op is Op.DATA and p not in held and wanted[p.shape, p.dtype] > 0
-        if ok:
+    total = _reference_count(c.order)  # first: the sets below would hold nodes too
+    live = LIVE.tensors()
+    held = {id(t._node) for t in live}  # ids, not nodes: no references
+    wanted = Counter([(r.shape, r.dtype) for r in roots])
+    mask = [id(p) not in held and wanted[p.shape, p.dtype] > 0 for p in c.params]
+    if not any(mask):
+        return tuple(mask)
+    blocked = _outside(c, roots, live, total)
+    for i, p in enumerate(c.params):
+        mask[i] = mask[i] and p not in blocked and wanted[p.shape, p.dtype] > 0
+        if mask[i]:
             wanted[p.shape, p.dtype] -= 1
-        mask.append(ok)
     return tuple(mask)
 
 
+@contextlib.contextmanager
+def _interrupts_deferred(active: bool) -> Iterator[None]:
+    """Hold back Ctrl-C while a donating program runs and its tensors are rebound.
+
+    Its inputs are gone once it runs: an interrupt before the rebinding would lose both the
+    inputs and the results. (Only in the main thread, the one Python delivers signals to.)
+    """
+    if not active or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    try:
+        old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    except (ValueError, TypeError):  # signals unavailable here (an embedded interpreter)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught:
+            signal.raise_signal(signal.SIGINT)
+
+
+# -- a group of tensors on one device ----------------------------------------------------------
+def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> None:
+    """Materialise ``group`` in one program (a few for a very deep graph), then rebind it."""
+    roots = roots_of([t._node for t in group])
+
+    def bind(leaves: list[Node]) -> None:
+        results = dict(zip(roots, leaves))
+        for t in group:
+            t._node = results[t._node]
+
+    _execute(roots, device, donate, cause, bind)
+
+
+def _fail(t: Tensor, error: Exception) -> None:
+    """``t`` cannot be computed: from now on it holds ``error``, raised when it is observed."""
+    t._node = failed_leaf(t._node, error)
+    ENGINE.failures += 1
+
+
+def _isolate(group: Sequence[Tensor], device: Device, cause: str) -> Exception | None:
+    """After ``group`` failed as one program: materialise what can be, fail the rest.
+
+    The group is split in halves until each failure stands alone (a few programs more for one
+    bad tensor among many, not one per tensor). Returns the first tensor's error, if any.
+    """
+    first: Exception | None = None
+    parts = [list(group)]
+    while parts:
+        part = [t for t in parts.pop() if t._node.op is not Op.DATA]  # failed leaves are DATA
+        if not part:
+            continue
+        try:
+            _run(part, device, False, cause)
+        except Exception as e:
+            if len(part) == 1:
+                _fail(part[0], e)
+                first = first or e
+            else:
+                mid = len(part) // 2
+                parts += [part[mid:], part[:mid]]
+    return first
+
+
 def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
+    """Materialise the pending ``tensors``: one program per device, nothing lost on failure."""
     COUNTERS.barriers += 1
     COUNTERS.barrier_causes[cause] += 1
-    pending = [t for t in tensors if t._node.op is not Op.DATA]
-    if pending:
-        _rebind(pending, donate, cause)
+    by_device: dict[Device, list[Tensor]] = {}
+    for t in tensors:
+        if t._node.op is not Op.DATA:
+            by_device.setdefault(t._device, []).append(t)
+    if not by_device:
+        return
+    runtime.check_usable()
+    failure: Exception | None = None
+    for device, group in by_device.items():
+        try:
+            _run(group, device, donate, cause)
+        except Exception as e:
+            if len(group) == 1:
+                _fail(group[0], e)
+                failure = failure or e
+            else:
+                failure = failure or _isolate(group, device, cause)
+    if failure is not None:
+        try:
+            raise failure
+        finally:
+            del failure  # the frame must not hold its own exception: a cycle
 
 
 def mark_step(cause: str = "mark_step") -> None:
     """Barrier: materialise every live tensor with pending ops, in one execution per device.
 
-    Tensors no longer referenced are never computed. Buffers that no live tensor holds any more
-    are donated to the outputs (``BarrierPolicy.donate``).
+    Tensors no longer referenced are never computed. Buffers that nothing reads any more are
+    donated to the outputs (``BarrierPolicy.donate``). A tensor that cannot be computed raises
+    its error here, once, after everything else is materialised; from then on it holds that
+    error and raises it when observed.
 
     Example:
         >>> import minilazy as ml
@@ -226,9 +366,11 @@ def mark_step(cause: str = "mark_step") -> None:
         >>> x.is_pending
         False
     """
-    live = list(LIVE)
-    _barrier(live, cause, current_policy().donate)
-    STATE.pending = 0
+    with ENGINE.lock:
+        try:
+            _barrier(LIVE.tensors(), cause, current_policy().donate)
+        finally:
+            ENGINE.pending = 0
 
 
 def sync(*tensors: Tensor) -> None:
@@ -244,7 +386,8 @@ def sync(*tensors: Tensor) -> None:
     for t in tensors:
         if type(t) is not Tensor:
             raise TypeError(f"sync() takes tensors, got {type(t).__name__}")
-    _barrier(tensors, "sync", donate=False)
+    with ENGINE.lock:
+        _barrier(tensors, "sync", donate=False)
 
 
 def wait(*tensors: Tensor) -> None:
@@ -261,11 +404,19 @@ def wait(*tensors: Tensor) -> None:
     """
     sync(*tensors)
     for t in tensors:
-        runtime.wait(t._node.payload)
+        payload = t._node.payload
+        if type(payload) is Failure:
+            payload.throw()
+        runtime.wait(payload)
 
 
-class _Backend:
-    """The tracer's view of the layers above it (see ``tracer.Backend``)."""
+class Backend:
+    """The tracer's view of the layers above it (see ``state.Backend``).
+
+    Example:
+        >>> BACKEND.default_device().platform in ("cpu", "gpu", "tpu")
+        True
+    """
 
     def default_device(self) -> Device:
         return runtime.default_device()
@@ -273,30 +424,50 @@ class _Backend:
     def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
         return runtime.to_device(array, device)
 
-    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
+    def _value(self, tensor: Tensor, cause: str) -> Any:
+        """Materialise ``tensor`` (an observation barrier); its device buffer."""
         if tensor._node.op is not Op.DATA:
             COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
             if current_policy().observe_all:
                 mark_step(cause)
             else:
-                _barrier([tensor], cause, donate=False)
-        return runtime.to_host(tensor._node.payload)
+                with ENGINE.lock:
+                    _barrier([tensor], cause, donate=False)
+        payload = tensor._node.payload
+        if type(payload) is Failure:
+            payload.throw()
+        return payload
+
+    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
+        return runtime.to_host(self._value(tensor, cause))
 
     def materialise(self, tensors: Sequence[Tensor], cause: str) -> None:
-        _barrier(tensors, cause, donate=False)
+        with ENGINE.lock:
+            _barrier(tensors, cause, donate=False)
 
     def copy_to(self, tensor: Tensor, device: Device) -> Tensor:
-        _barrier([tensor], "to", donate=False)
         node = tensor._node
-        return Tensor(data_leaf(runtime.move(node.payload, device), node.shape, node.dtype),
-                      device)
+        buffer = runtime.move(self._value(tensor, "to"), device)
+        return Tensor(data_leaf(buffer, node.shape, node.dtype), device)
 
     def after_record(self, tensor: Tensor) -> None:
-        if current_policy().eager:
-            _barrier([tensor], "eager", donate=False)
-        else:
-            mark_step("auto")
+        p = current_policy()
+        if p.eager:
+            with ENGINE.lock:
+                _barrier([tensor], "eager", donate=False)
+            return
+        with ENGINE.lock:
+            live = LIVE.tensors()
+            n = live_pending_nodes(live, p.max_pending_nodes)
+            if n < p.max_pending_nodes:  # the rest is dead: no cut; count again in a while
+                ENGINE.pending = min(n, p.max_pending_nodes // 2)
+                return
+            try:
+                mark_step("auto")
+            except Exception as e:  # the failing tensors hold their errors: raised when read
+                warnings.warn(f"minilazy: a tensor failed at an auto-cut and holds its error, "
+                              f"raised when it is observed: {type(e).__name__}: {e}",
+                              RuntimeWarning, stacklevel=3)
 
 
-STATE.backend = _BACKEND = _Backend()
-_apply(current_policy())
+BACKEND: Final = Backend()

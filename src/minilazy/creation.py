@@ -16,17 +16,17 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike, Scalar
-from minilazy.hooks import backend
 from minilazy.ir import Device, Node, Op
+from minilazy.ops import integers, sized
 from minilazy.scalars import scalar
+from minilazy.state import backend
 from minilazy.tracer import Tensor, _host_to_tensor, record
 
 ShapeLike = int | Sequence[int]
 
 
-def _shape(shape: ShapeLike) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
-    out = tuple(int(d) for d in dims)
+def _shape(shape: ShapeLike, what: str = "shape") -> tuple[int, ...]:
+    out = integers(what, shape)
     if any(d < 0 for d in out):
         raise ValueError(f"negative dimensions are not allowed: {out}")
     return out
@@ -38,6 +38,8 @@ def _device(device: Device | None) -> Device:
 
 def _default_dtype(value: Scalar) -> DType:
     # NumPy's: bool, int64 (uint64 for ints beyond int64), float64
+    if type(value) is int and not -(1 << 63) <= value < 1 << 64:
+        raise OverflowError(f"Python int {value} does not fit in int64 or uint64")
     return dtypes.canonical(np.asarray(value).dtype)
 
 
@@ -77,7 +79,8 @@ def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
         [7, 7]
     """
     d = _default_dtype(fill_value) if dtype is None else dtypes.canonical(dtype)
-    return record(Op.BROADCAST, (_param(fill_value, d),), (_shape(shape),), _device(device))
+    dims = sized("full", _shape(shape, "full"), d)
+    return record(Op.BROADCAST, (_param(fill_value, d),), (dims,), _device(device))
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:

@@ -23,11 +23,11 @@ from typing import Final
 from minilazy import barrier
 from minilazy.dtypes import short_name
 from minilazy.hashing import Cut
-from minilazy.hooks import STATE, user_site
 from minilazy.ir import Attrs, Node
 from minilazy.metrics import COUNTERS
 from minilazy.ops import describe
 from minilazy.printers import Graph
+from minilazy.state import ENGINE, user_site
 
 # (op, attrs, shape, dtype, operand positions) per node: a compiled graph remembered without
 # holding its nodes (or their buffers) alive.
@@ -180,8 +180,13 @@ class _Debugger:
 
 
 DEBUGGER: Final = _Debugger()
-barrier.LISTENERS.append(DEBUGGER)
-STATE.sites = DEBUGGER.level > 0
+
+
+def install() -> None:
+    """Listen to every barrier, and record sites when a debug level is on (from ``__init__``)."""
+    if DEBUGGER not in barrier.LISTENERS:
+        barrier.LISTENERS.append(DEBUGGER)
+    ENGINE.sites = DEBUGGER.level > 0
 
 
 def compile_history() -> list[CompileRecord]:
@@ -210,12 +215,12 @@ def debug(level: int = 1) -> Iterator[None]:
         ...     ml.current_debug_level()
         0
     """
-    old_level, old_sites = DEBUGGER.level, STATE.sites
-    DEBUGGER.level, STATE.sites = level, level > 0
+    old_level, old_sites = DEBUGGER.level, ENGINE.sites
+    DEBUGGER.level, ENGINE.sites = level, level > 0
     try:
         yield
     finally:
-        DEBUGGER.level, STATE.sites = old_level, old_sites
+        DEBUGGER.level, ENGINE.sites = old_level, old_sites
 
 
 def current_debug_level() -> int:

@@ -10,7 +10,6 @@ process (only ``str`` hashing is salted), so keys are too. Never imports jax.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,9 @@ class Cut:
         outputs: the position in ``order`` of each root.
         device: where the program runs.
         key: the cache key: structure, attributes, shapes, dtypes, wiring, device.
+        edges: how many operand references the nodes of ``order`` hold (each node's operands
+            are in ``order`` too): what a barrier needs to tell whether anything outside the
+            cut still references its nodes before it donates their buffers.
 
     Example:
         >>> import minilazy as ml
@@ -60,6 +62,7 @@ class Cut:
     outputs: tuple[int, ...]
     device: Device
     key: int
+    edges: int
 
     @property
     def operands(self) -> tuple[tuple[int, ...], ...]:
@@ -98,34 +101,26 @@ def linearize(roots: Sequence[Node]) -> tuple[Node, ...]:
     return tuple(_positions(roots, []))
 
 
-def _visit(n: Node, index: dict[Node, int], leaves: list[Node]) -> None:
-    # A module-level function, not a closure: a recursive closure is a reference cycle that
-    # would keep the whole graph (and its device buffers) alive until the next gc run.
-    for o in n.operands:
-        if o not in index:
-            _visit(o, index, leaves)
-    if not n.operands:
-        leaves.append(n)
-    index[n] = len(index)
-
-
 def _positions(roots: Sequence[Node], leaves: list[Node]) -> dict[Node, int]:
+    # Iterative post-order (a stack of (node, operand iterator)): no recursion limit, whatever
+    # the depth, and no closure (a recursive closure is a reference cycle that would keep the
+    # graph and its device buffers alive until the next gc run).
     index: dict[Node, int] = {}  # nodes hash by identity: this dict is "visited" and "position"
-    try:
-        for r in roots:
-            if r not in index:
-                _visit(r, index, leaves)
-    except RecursionError:  # a very deep chain: Python-to-Python calls use no C stack (3.11+)
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, 1_000_000))
-        try:
-            index.clear()
-            leaves.clear()
-            for r in roots:
-                if r not in index:
-                    _visit(r, index, leaves)
-        finally:
-            sys.setrecursionlimit(old)
+    for r in roots:
+        if r in index:
+            continue
+        stack = [(r, iter(r.operands))]
+        while stack:
+            n, operands = stack[-1]
+            for o in operands:
+                if o not in index:
+                    stack.append((o, iter(o.operands)))
+                    break
+            else:
+                stack.pop()
+                if not n.operands:
+                    leaves.append(n)
+                index[n] = len(index)
     return index
 
 
@@ -154,4 +149,31 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     scalars = tuple(found)
     ordered = sorted(kinds, key=CODE.__getitem__)
     groups = tuple([(d, kinds[d]) for d in ordered]) if len(scalars) <= PACK_LIMIT else ()
-    return Cut(order, index, params, scalars, groups, outputs, device, key)
+    return Cut(order, index, params, scalars, groups, outputs, device, key, len(edges))
+
+
+def bands(order: Sequence[Node], limit: int) -> list[list[Node]] | None:
+    """The ops of ``order`` grouped by depth, ``limit`` levels a band; ``None`` if one band.
+
+    A node's depth is the longest chain of ops from a leaf to it. Every chain inside one band
+    is at most ``limit`` ops long, so a graph too deep to compile in one piece runs band by band,
+    each band's results feeding the next as parameters.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> for _ in range(4):
+        ...     x = ml.exp(x)
+        >>> [len(b) for b in bands(linearize([x._node]), 2)]  # broadcast, 4 x exp
+        [2, 2, 1]
+    """
+    depth: dict[Node, int] = {}
+    found: list[list[Node]] = []
+    for n in order:
+        d = depth[n] = 1 + max([depth[o] for o in n.operands], default=-1)
+        if d:
+            band = (d - 1) // limit
+            while len(found) <= band:
+                found.append([])
+            found[band].append(n)
+    return found if len(found) > 1 else None

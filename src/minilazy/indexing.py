@@ -9,7 +9,7 @@ defined, like XLA's gather). Never imports jax.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from types import EllipsisType
 from typing import Any, Final, TypeAlias
 
@@ -18,7 +18,7 @@ import numpy as np
 from minilazy.dtypes import INTEGER
 from minilazy.ir import Attrs, Node, Shape, ShapeError, UnsupportedError
 
-Item: TypeAlias = int | slice | None | EllipsisType | Node
+Item: TypeAlias = int | slice | None | EllipsisType | Node | np.ndarray[Any, Any]
 INT: Final = 0  # (INT, i)
 SLICE: Final = 1  # (SLICE, start, count, |step|, step < 0)
 NEWAXIS: Final = 2  # (NEWAXIS,)
@@ -26,8 +26,25 @@ ARRAY: Final = 3  # (ARRAY, k): the k-th index array operand
 ELLIPSIS: Final = 4  # (ELLIPSIS,): a `...` standing for no axes, which still separates arrays
 
 
-def index_spec(shape: Shape, key: Sequence[Item]) -> tuple[Attrs, tuple[Node, ...]]:
+def _host_index(k: np.ndarray[Any, Any], axis: int, n: int) -> None:
+    """Check an index array known on the host (a list, a NumPy array) as NumPy does."""
+    if k.dtype.kind not in "iu":
+        raise IndexError(f"arrays used as indices must be of integer type, got {k.dtype}"
+                         " (boolean masks have a data-dependent shape: use where())")
+    if k.size:
+        low, high = int(k.min()), int(k.max())
+        if low < -n or high >= n:  # its values are known now: raise at the call, like NumPy
+            bad = low if low < -n else high
+            raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
+
+
+def index_spec(shape: Shape, key: Sequence[Item],
+               to_node: Callable[[np.ndarray[Any, Any]], Node] | None = None
+               ) -> tuple[Attrs, tuple[Node, ...]]:
     """Normalise ``key`` for an array of ``shape``: the spec attrs and the index-array operands.
+
+    Index arrays on the host (NumPy arrays) are bounds-checked here, then made device data by
+    ``to_node``; index arrays on the device (nodes) are data, clamped when out of range.
 
     Example:
         >>> index_spec((4, 5), (-1, slice(None, None, -2)))
@@ -51,6 +68,12 @@ def index_spec(shape: Shape, key: Sequence[Item]) -> tuple[Attrs, tuple[Node, ..
                 axis += 1
         elif k is None:
             spec.append((NEWAXIS,))
+        elif isinstance(k, np.ndarray):
+            _host_index(k, axis, shape[axis])
+            assert to_node is not None, "host index arrays need a to_node"
+            spec.append((ARRAY, len(arrays)))
+            arrays.append(to_node(k))
+            axis += 1
         elif isinstance(k, Node):
             if k.dtype not in INTEGER:
                 raise IndexError(f"arrays used as indices must be of integer type, got {k.dtype}"

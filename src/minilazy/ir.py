@@ -8,10 +8,11 @@ parameters: device data (``DATA``) or a Python scalar from the host (``SCALAR``)
 
 from __future__ import annotations
 
+import copy
 import enum
 import zlib
 from dataclasses import dataclass, field
-from typing import Final, TypeAlias
+from typing import Final, NoReturn, TypeAlias
 
 from minilazy.dtypes import CODE, DType, Scalar, short_name
 
@@ -272,6 +273,58 @@ def data_leaf(buffer: object, shape: Shape, dtype: DType) -> Node:
         <Op.DATA: 'data'>
     """
     return Node(Op.DATA, (), (), shape, dtype, buffer)
+
+
+class Failure:
+    """The payload of a tensor whose value could not be computed: its error, to raise again.
+
+    A barrier that cannot materialise a tensor (its program fails to compile or to run) turns
+    it into a ``DATA`` leaf holding one of these: later barriers skip it, observing it raises
+    the original error again, and so does any barrier on a graph that reads it. A copy of the
+    error is kept, without its traceback: the traceback's frames would keep every tensor they
+    saw alive.
+
+    Example:
+        >>> f = Failure(MemoryError("out of memory"))
+        >>> try:
+        ...     f.throw()
+        ... except MemoryError as e:
+        ...     str(e)
+        'out of memory'
+    """
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = _detached(error)
+
+    def throw(self) -> NoReturn:
+        """Raise (a copy of) the original error."""
+        raise _detached(self.error)
+
+    def __repr__(self) -> str:
+        return f"Failure({type(self.error).__name__}: {self.error})"
+
+
+def _detached(error: BaseException) -> BaseException:
+    """A copy of ``error`` with no traceback, cause or context (frames hold tensors)."""
+    try:
+        out = copy.copy(error)
+    except Exception:  # an exception type that cannot be rebuilt from its args
+        out = RuntimeError(f"{type(error).__name__}: {error}")
+    out.__traceback__ = out.__cause__ = out.__context__ = None
+    return out
+
+
+def failed_leaf(node: Node, error: BaseException) -> Node:
+    """A ``DATA`` leaf standing for ``node``, whose value failed with ``error``.
+
+    Example:
+        >>> from minilazy.dtypes import float32
+        >>> failed_leaf(Node(Op.SCALAR, (), (), (), float32, 1.0), ValueError("no")).payload
+        Failure(ValueError: no)
+    """
+    return Node(Op.DATA, (), (), node.shape, node.dtype, Failure(error), node.site)
 
 
 def scalar_leaf(value: Scalar, dtype: DType) -> Node:

@@ -286,7 +286,7 @@ def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
         _SPEC(shape, d, sharding=sharding) for shape, d in scalars]
 
 
-@dataclass(frozen=True)
+@dataclass(eq=False)
 class Compiled:
     """A compiled program and what it was compiled for.
 
@@ -294,11 +294,13 @@ class Compiled:
         executable: the XLA executable (call it with the parameter values).
         donated: which parameters' buffers it may reuse for its outputs.
         lowered: the lowered (StableHLO) form, for printers.
+        ran: whether it has run once (the runtime donates only to a program that has).
     """
 
     executable: Any
     donated: tuple[bool, ...]
     lowered: Any
+    ran: bool = False
 
 
 def _options(device: Device) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ NumPy 2 by construction. Never imports jax.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
 from typing import Final
@@ -92,7 +93,49 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
     return tuple(out)
 
 
-def normalize_axes(op_name: str, axes: int | tuple[int, ...] | None, ndim: int) -> tuple[int, ...]:
+def integers(what: str, value: object) -> tuple[int, ...]:
+    """A shape or axes given as an int or a sequence of ints, as a tuple; NumPy's errors.
+
+    Floats are refused (``TypeError``), not truncated: ``zeros((2.5, 3))`` is a bug.
+
+    Example:
+        >>> integers("zeros", 3), integers("zeros", (2, np.int64(3)))
+        ((3,), (2, 3))
+        >>> integers("zeros", (2.5, 3))
+        Traceback (most recent call last):
+        ...
+        TypeError: zeros: expected a sequence of integers or a single integer, got (2.5, 3)
+    """
+    try:
+        items = tuple(value) if isinstance(value, (tuple, list, range, np.ndarray)) else (value,)
+        return tuple([operator.index(v) for v in items])
+    except TypeError:
+        raise TypeError(f"{what}: expected a sequence of integers or a single integer, got "
+                        f"{value!r}") from None
+
+
+_MAX_BYTES: Final = int(np.iinfo(np.intp).max)
+
+
+def sized(op_name: str, shape: Shape, dtype: DType) -> Shape:
+    """``shape``, after checking that an array of it fits in memory's address space.
+
+    Raises ``ValueError`` as NumPy does at creation ("array is too big"), instead of letting
+    XLA abort the process on an element count that overflows.
+
+    Example:
+        >>> sized("zeros", (10**10, 10**10), dtypes.float32)
+        Traceback (most recent call last):
+        ...
+        ValueError: zeros: array is too big: shape (10000000000, 10000000000) of float32 ...
+    """
+    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
+        raise ValueError(f"{op_name}: array is too big: shape {shape} of {dtype} needs more "
+                         f"than {_MAX_BYTES} bytes")
+    return shape
+
+
+def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
     """Axes as a sorted tuple of non-negative ints (``None``: all); errors like NumPy's.
 
     Example:
@@ -101,10 +144,8 @@ def normalize_axes(op_name: str, axes: int | tuple[int, ...] | None, ndim: int) 
     """
     if axes is None:
         return tuple(range(ndim))
-    items = (axes,) if isinstance(axes, int) else tuple(axes)
     out = []
-    for a in items:
-        a = int(a)
+    for a in integers(op_name, axes):
         if not -ndim <= a < ndim:
             raise np.exceptions.AxisError(f"{op_name}: axis {a} is out of bounds for array of "
                                           f"dimension {ndim}")
@@ -124,7 +165,7 @@ def _leaf(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 def _iota(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     shape, axis, code = attrs
     assert isinstance(shape, tuple) and isinstance(axis, int) and isinstance(code, int)
-    return shape, dtypes.DTYPES[code]
+    return sized(op.value, shape, dtypes.DTYPES[code]), dtypes.DTYPES[code]
 
 
 def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -145,9 +186,10 @@ def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     if not a.shape:
         return b.shape, dtype
     try:
-        return broadcast_shapes(op.value, a.shape, b.shape), dtype
+        shape = broadcast_shapes(op.value, a.shape, b.shape)
     except ShapeError:
         raise ShapeError(f"{op.value}: cannot broadcast {describe(a)} with {describe(b)}") from None
+    return sized(op.value, shape, dtype), dtype
 
 
 def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -159,7 +201,8 @@ def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
         shape = broadcast_shapes(op.value, c.shape, a.shape, b.shape)
     except ShapeError:
         raise ShapeError(f"where: cannot broadcast {shown}") from None
-    return shape, dtypes.result_type(a.dtype, b.dtype)
+    dtype = dtypes.result_type(a.dtype, b.dtype)
+    return sized("where", shape, dtype), dtype
 
 
 @cache
@@ -211,7 +254,7 @@ def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
                          "broadcast") from None
     shape = (*batch, *((sa[-2],) if len(a.shape) > 1 else ()), *((sb[-1],) if len(b.shape) > 1
                                                                  else ()))
-    return shape, dtype
+    return sized("matmul", shape, dtype), dtype
 
 
 def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -223,7 +266,8 @@ def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
                          f"{describe(b)} differ in size")
     shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
         tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
-    return shape, dtypes.result_type(a.dtype, b.dtype)
+    dtype = dtypes.result_type(a.dtype, b.dtype)
+    return sized("tensordot", shape, dtype), dtype
 
 
 def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -250,7 +294,7 @@ def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
         n in (1, m) for n, m in zip(x.shape[::-1], shape[::-1]))
     if not ok:
         raise ShapeError(f"broadcast_to: cannot broadcast {describe(x)} to shape {shape}")
-    return shape, x.dtype
+    return sized("broadcast_to", shape, x.dtype), x.dtype
 
 
 def _flip(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -267,11 +311,13 @@ def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
             shown = ", ".join(describe(x) for x in xs)
             raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
     shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
-    return shape, dtypes.result_type(*(x.dtype for x in xs))
+    dtype = dtypes.result_type(*(x.dtype for x in xs))
+    return sized("concat", shape, dtype), dtype
 
 
 def _getitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    return index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:])), xs[0].dtype
+    shape = index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:]))
+    return sized("getitem", shape, xs[0].dtype), xs[0].dtype
 
 
 def _setitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:

@@ -15,11 +15,11 @@ from typing import Any, Final
 from minilazy import lowering
 from minilazy.dtypes import DTYPES
 from minilazy.hashing import Cut, cut, roots_of
-from minilazy.hooks import backend
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Attrs, Op
 from minilazy.ops import describe
 from minilazy.pycode import to_python
+from minilazy.state import backend
 from minilazy.tracer import Tensor
 
 

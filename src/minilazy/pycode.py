@@ -16,9 +16,9 @@ from typing import Final
 from minilazy import dtypes
 from minilazy.dtypes import Scalar
 from minilazy.hashing import Cut
-from minilazy.hooks import backend
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
+from minilazy.state import backend
 from minilazy.tracer import Tensor, record
 
 # A rule: (name of the result, the node, the operands' expressions) -> lines of code.

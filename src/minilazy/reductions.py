@@ -28,8 +28,7 @@ _QUIRK = frozenset({"sum", "prod", "max", "min", "argmax", "argmin", "any", "all
 def _axes(name: str, x: Tensor, axis: Axes) -> tuple[int, ...]:
     if x.ndim == 0 and isinstance(axis, int) and axis in (0, -1) and name in _QUIRK:
         return ()  # NumPy lets an int axis 0 or -1 name a 0-d array's (absent) axis
-    return normalize_axes(name, axis if axis is None or isinstance(axis, int) else tuple(axis),
-                          x.ndim)
+    return normalize_axes(name, axis, x.ndim)
 
 
 def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Tensor:

@@ -19,9 +19,35 @@ import numpy as np
 from minilazy.hashing import Cut
 from minilazy.ir import Device
 from minilazy.lowering import Compiled, compile_lowered, jax_device, lower
-from minilazy.metrics import COUNTERS, GAUGES
+from minilazy.metrics import COUNTERS
+from minilazy.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
+_USED: list[bool] = [False]  # has this process started JAX's runtime (a transfer, a compile)?
+
+
+def forked() -> None:
+    """What a ``fork()`` child runs (``os.register_at_fork``): JAX cannot be used there.
+
+    JAX's runtime is multithreaded and its threads do not survive ``fork``: a child that
+    compiles or transfers hangs. Its first barrier or transfer raises instead.
+    """
+    if _USED[0]:
+        ENGINE.forked = True
+
+
+def check_usable() -> None:
+    """Raise ``RuntimeError`` in a process forked after JAX started (see :func:`forked`).
+
+    Example:
+        >>> check_usable()
+    """
+    _USED[0] = True
+    if ENGINE.forked:
+        raise RuntimeError(
+            "minilazy cannot run in a process forked after JAX started (os.fork, or "
+            "multiprocessing's 'fork' start method): JAX's threads do not survive fork. "
+            "Start workers with multiprocessing.get_context('spawn') or 'forkserver'.")
 
 
 def _intern(platform: str, index: int) -> Device:
@@ -88,6 +114,7 @@ def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
         >>> to_device(np.zeros(2), Device("cpu", 0)).dtype
         dtype('float64')
     """
+    check_usable()
     with jax.enable_x64(True):
         buffer = jax.device_put(array, jax_device(device))
     COUNTERS.transfers_to_device += 1
@@ -130,8 +157,22 @@ def _live_arrays() -> list[Any]:
     return _LIVE_ARRAYS()
 
 
-GAUGES["live_buffers"] = lambda: len(_live_arrays())
-GAUGES["live_bytes"] = lambda: sum(a.nbytes for a in _live_arrays())
+def is_deleted(buffer: Any) -> bool:
+    """Whether a device buffer is gone (donated to a program that consumed it).
+
+    Example:
+        >>> from minilazy.ir import Device
+        >>> is_deleted(to_device(np.ones(2), Device("cpu", 0)))
+        False
+    """
+    return bool(buffer.is_deleted())
+
+
+# Gauges read at snapshot time (``minilazy/__init__.py`` adds them to the metrics).
+GAUGES: Final[dict[str, Callable[[], int]]] = {
+    "live_buffers": lambda: len(_live_arrays()),
+    "live_bytes": lambda: sum(a.nbytes for a in _live_arrays()),
+}
 
 
 class CompileCache:
@@ -185,12 +226,20 @@ CACHE: Final = CompileCache()
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     """Run a compiled program; returns its output buffers (possibly still being computed).
 
+    A donating program's first run gets copies of the buffers it would consume: JAX deletes
+    donated inputs even when the run fails (out of memory), and a program that never ran may
+    well fail. Once it has run, it consumes them.
+
     ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
     time that outlasts the call shows up where the host first waits (``to_host``).
     """
     start = time.perf_counter()
     with jax.enable_x64(True):
+        if not entry.ran and any(entry.donated):
+            args = [jax.device_put(a, may_alias=False) if d else a
+                    for a, d in zip(args, (*entry.donated, *[False] * len(args)))]
         outs: Sequence[Any] = entry.executable(*args)
+    entry.ran = True
     seconds = time.perf_counter() - start
     COUNTERS.executions += 1
     COUNTERS.execute_seconds += seconds

@@ -15,9 +15,9 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
-from minilazy.hooks import STATE
 from minilazy.ir import COMPARISONS, Node, Op, constant_leaf, scalar_leaf
 from minilazy.ops import signature
+from minilazy.state import ENGINE, OVERRIDE
 
 
 def is_weak(x: object) -> TypeGuard[Scalar]:
@@ -71,6 +71,7 @@ def scalar(value: Scalar, dtype: DType) -> Node:
         >>> scalar(0.5, dtypes.float32).attrs
         ()
     """
-    if STATE.special_scalars and (value == 1 or value == 0 and str(value)[0] != "-"):
+    special = (OVERRIDE.get() or ENGINE.default).special_scalars
+    if special and (value == 1 or value == 0 and str(value)[0] != "-"):
         return constant_leaf(value, dtype)
     return scalar_leaf(value, dtype)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from minilazy import dtypes
 from minilazy.ir import Op, ShapeError
-from minilazy.ops import describe, normalize_axes
+from minilazy.ops import describe, integers, normalize_axes
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
 
@@ -24,7 +24,7 @@ def reshape(x: Tensor, shape: int | Sequence[int], copy: bool | None = None) -> 
         >>> ml.reshape(ml.arange(6), (2, -1)).shape
         (2, 3)
     """
-    dims = [shape] if isinstance(shape, int) else [int(d) for d in shape]
+    dims = list(integers("reshape", shape))
     if dims.count(-1) > 1 or any(d < -1 for d in dims):
         raise ValueError(f"reshape: invalid shape {tuple(dims)}")
     if -1 in dims:
@@ -47,7 +47,8 @@ def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
         >>> ml.permute_dims(ml.ones((2, 3, 4)), (2, 0, 1)).shape
         (4, 2, 3)
     """
-    perm = tuple(a % x.ndim if x.ndim and -x.ndim <= a < x.ndim else a for a in axes)
+    perm = tuple(a % x.ndim if x.ndim and -x.ndim <= a < x.ndim else a
+                 for a in integers("permute_dims", axes))
     return record(Op.TRANSPOSE, (x._node,), (perm,), x.device)
 
 
@@ -87,7 +88,7 @@ def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     elif x.ndim == 0 and axis in (0, -1):
         axes = ()  # NumPy lets axis 0 name a 0-d array's (absent) axis here
     else:
-        axes = normalize_axes("squeeze", axis if isinstance(axis, int) else tuple(axis), x.ndim)
+        axes = normalize_axes("squeeze", axis, x.ndim)
     for a in axes:
         if x.shape[a] != 1:
             raise ValueError(f"squeeze: axis {a} of {describe(x._node)} has length "
@@ -103,7 +104,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
         >>> ml.broadcast_to(ml.ones((3,)), (2, 3)).shape
         (2, 3)
     """
-    return record(Op.BROADCAST, (x._node,), (tuple(int(d) for d in shape),), x.device)
+    return record(Op.BROADCAST, (x._node,), (integers("broadcast_to", shape),), x.device)
 
 
 def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
@@ -152,8 +153,7 @@ def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
         >>> ml.flip(ml.arange(3)).tolist()
         [2, 1, 0]
     """
-    axes = normalize_axes("flip", axis if axis is None or isinstance(axis, int) else tuple(axis),
-                          x.ndim)
+    axes = normalize_axes("flip", axis, x.ndim)
     return record(Op.FLIP, (x._node,), (axes,), x.device)
 
 

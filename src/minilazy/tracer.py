@@ -3,7 +3,7 @@
 Fifth layer. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
 it is materialised. Every op call checks shapes and dtypes (``ops.INFER``), creates one node, and
 returns a new tensor; in-place ops rebind the handle (functional underneath). Observations such
-as ``float(t)`` reach the barrier layer through ``hooks.backend()``. Never imports jax.
+as ``float(t)`` reach the barrier layer through ``state.backend()``. Never imports jax.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
-from minilazy.hooks import LIVE, STATE, backend, user_site
 from minilazy.indexing import Item, index_spec
 from minilazy.ir import Attrs, Device, DeviceError, Node, Op
 from minilazy.metrics import COUNTERS
 from minilazy.ops import INFER, describe
 from minilazy.scalars import is_weak, scalar, weak_scalar
+from minilazy.state import ENGINE, LIVE, OVERRIDE, backend, user_site
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Scalar | np.ndarray[Any, Any] | np.generic | list[Any]"
@@ -37,12 +37,13 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
         (2,)
     """
     shape, dtype = INFER[op](op, operands, attrs)
-    node = Node(op, operands, attrs, shape, dtype, None, user_site() if STATE.sites else None)
+    engine = ENGINE
+    node = Node(op, operands, attrs, shape, dtype, None, user_site() if engine.sites else None)
     t = Tensor(node, device)
     COUNTERS.ops_recorded += 1
-    state = STATE
-    state.pending += 1
-    if state.pending >= state.limit:
+    engine.pending += 1
+    p = OVERRIDE.get() or engine.default
+    if engine.pending >= p.max_pending_nodes or p.eager:
         backend().after_record(t)
     return t
 
@@ -93,13 +94,50 @@ def as_node(x: TensorLike, device: Device) -> Node:
 
 
 def _host_to_tensor(x: Any, dtype: DType | None, device: Device) -> Tensor:
-    array = np.asarray(x, dtype=dtype)
+    try:
+        array = np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(f"a Python int in {_short(x)} does not fit in {dtype}") from None
     if array.dtype not in dtypes.CODE:
-        # NumPy gives int64/float64 for Python numbers; anything else (complex, str) is out.
-        dtypes.canonical(array.dtype)
+        _unsupported(x, array)
     buffer = backend().to_device(array, device)
-    site = user_site() if STATE.sites else None
+    site = user_site() if ENGINE.sites else None
     return Tensor(Node(Op.DATA, (), (), array.shape, array.dtype, buffer, site), device)
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
+    """Raise the error NumPy's conversion of ``x`` calls for.
+
+    A Python int too big for 64 bits is an ``OverflowError`` naming it; ``None``, strings and
+    other objects are ``TypeError``s.
+    """
+    if array.dtype == object:
+        for v in array.flat:
+            if type(v) is int:
+                raise OverflowError(f"Python int {v} does not fit in int64 or uint64")
+            if not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"cannot make a tensor from {type(v).__name__} ({_short(x)})")
+    dtypes.canonical(array.dtype)  # complex, str...: TypeError naming the supported dtypes
+
+
+def _host_operand(op: Op, x: Any, device: Device) -> Node:
+    """A non-tensor, non-Python-number operand of ``op``: host data, or a ``TypeError``."""
+    if isinstance(x, (np.ndarray, np.generic, list, tuple)) or hasattr(x, "__array__"):
+        return as_node(x, device)
+    raise TypeError(f"{op.value}: unsupported operand type {type(x).__name__!r}")
+
+
+def _check_power(a: Tensor, b: Any) -> None:
+    """``int ** negative int`` with the exponent known on the host: NumPy's ValueError."""
+    if a.dtype in dtypes.INTEGER and not isinstance(b, Tensor):
+        exponent = np.asarray(b)
+        if exponent.dtype.kind in "iu" and exponent.size and exponent.min() < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
@@ -114,12 +152,17 @@ def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
         if type(b) is Tensor:
             return record(op, (a._node, b._node), (), _same_device(op, a, b))
         if is_weak(b):
-            return record(op, (a._node, weak_scalar(op, b, a.dtype, False)), (), a._device)
-        return record(op, (a._node, as_node(b, a._device)), (), a._device)
+            scalar_b = weak_scalar(op, b, a.dtype, False)
+            if op is Op.POW:
+                _check_power(a, b)
+            return record(op, (a._node, scalar_b), (), a._device)
+        if op is Op.POW:
+            _check_power(a, b)
+        return record(op, (a._node, _host_operand(op, b, a._device)), (), a._device)
     if type(b) is Tensor:
         if is_weak(a):
             return record(op, (weak_scalar(op, a, b.dtype, True), b._node), (), b._device)
-        return record(op, (as_node(a, b._device), b._node), (), b._device)
+        return record(op, (_host_operand(op, a, b._device), b._node), (), b._device)
     raise TypeError(f"{op.value}: expected at least one Tensor, got {type(a).__name__} and "
                     f"{type(b).__name__}")
 
@@ -351,12 +394,12 @@ class Tensor:
                 items.append(k._node)
             elif isinstance(k, (int, np.integer)):
                 items.append(operator.index(k))
-            else:  # lists and NumPy arrays of indices: host data, sent to the device
+            else:  # lists and NumPy arrays of indices: host data, checked, sent to the device
                 array = np.asarray(k)
                 if array.size == 0 and array.dtype.kind == "f":
                     array = array.astype(np.intp)  # `[]`: NumPy reads an empty index list so
-                items.append(as_node(array, self._device))
-        return index_spec(self.shape, items)
+                items.append(array)
+        return index_spec(self.shape, items, lambda a: as_node(a, self._device))
 
     def __getitem__(self, key: Any) -> Tensor:
         spec, arrays = self._index(key)

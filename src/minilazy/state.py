@@ -1,0 +1,272 @@
+"""The engine's mutable state, in one place: policy, live tensors, pending count, lock, backend.
+
+Fourth layer, just above the IR. Everything that changes while minilazy runs and is shared
+between layers lives here, each piece with one owner:
+
+- the barrier policy: a process-wide default (``set_policy``) and a per-thread, per-async-task
+  override (``with ml.policy(...)``) in a :class:`contextvars.ContextVar`;
+- the registry of live tensors (weak references), which ``mark_step`` materialises;
+- the count of nodes recorded since the last full barrier, which triggers auto-cuts;
+- the engine lock: barriers run one at a time, whichever thread calls them;
+- the :class:`Backend`: what the tracer needs from the layers above it (values for
+  observations). :func:`install` is called once, from ``minilazy/__init__.py``; no module
+  changes another at import.
+
+Never imports jax.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import FrameType
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+import numpy as np
+
+from minilazy.ir import LEAVES, Device, Node
+
+if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
+    from minilazy.tracer import Tensor
+
+
+@dataclass(frozen=True)
+class BarrierPolicy:
+    """When to cut and what to materialise.
+
+    Attributes:
+        max_pending_nodes: auto-cut (a ``mark_step``) once this many pending nodes are
+            reachable from live tensors, so a loop without barriers stays bounded in memory and
+            time. Dead graphs do not count: a loop that drops its results never cuts.
+        observe_all: an observation (``item()``, ``numpy()``...) materialises every live pending
+            tensor, like ``mark_step``, instead of only the observed one.
+        eager: run every op as soon as it is recorded (op by op, for debugging).
+        donate: let ``mark_step`` reuse the buffers that nothing but the program reads any more
+            (an in-place parameter update then needs no new memory).
+        special_scalars: bake the Python numbers 0 and 1 into programs as constants instead of
+            passing them as parameters, as PyTorch/XLA does: XLA then simplifies ``x * 1``,
+            ``x + 0``, ``maximum(x, 0)``, and fused kernels run faster; a scalar that sometimes
+            is 0 or 1 compiles one program more for each.
+        max_depth: the longest chain of ops one compiled program may hold. A deeper graph is
+            run in stages of at most this depth (XLA's compile time grows faster than linearly
+            with depth, and very deep programs exhaust its stack).
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.policy(max_pending_nodes=100):
+        ...     ml.current_policy().max_pending_nodes
+        100
+    """
+
+    max_pending_nodes: int = 2048
+    observe_all: bool = False
+    eager: bool = False
+    donate: bool = True
+    special_scalars: bool = False
+    max_depth: int = 512
+
+    def __post_init__(self) -> None:
+        for name in ("max_pending_nodes", "max_depth"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+            if value < 1:
+                raise ValueError(f"{name} must be >= 1, got {value}")
+
+
+class Backend(Protocol):
+    """What the tracer needs from the layers above it (the barrier layer implements it)."""
+
+    def default_device(self) -> Device:
+        """The device new tensors go to when none is named."""
+
+    def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
+        """Copy a host array to ``device``; return the device buffer."""
+
+    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
+        """Materialise ``tensor`` (an observation barrier) and return a writable host copy."""
+
+    def materialise(self, tensors: Sequence[Tensor], cause: str) -> None:
+        """Run a barrier that materialises ``tensors``."""
+
+    def copy_to(self, tensor: Tensor, device: Device) -> Tensor:
+        """A copy of ``tensor`` on another device."""
+
+    def after_record(self, tensor: Tensor) -> None:
+        """Called when the pending count reaches the policy's limit, or in eager mode."""
+
+
+class Registry:
+    """The live tensors, by weak reference: ``mark_step`` materialises the pending ones.
+
+    A dict of weak references keyed by ``id``, not a ``WeakSet``: copying its values is one C
+    call, so a thread that iterates never sees another thread's insertion mid-way ("set
+    changed size during iteration"). A reference removes itself when its tensor dies, which
+    happens before the ``id`` can be reused.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> any(t is x for t in LIVE.tensors())
+        True
+    """
+
+    __slots__ = ("_refs",)
+
+    def __init__(self) -> None:
+        self._refs: dict[int, weakref.KeyedRef[int, Tensor]] = {}
+
+    def add(self, t: Tensor) -> None:
+        """Register ``t`` (once, when it is made)."""
+        key = id(t)
+        self._refs[key] = weakref.KeyedRef(t, self._drop, key)
+
+    def _drop(self, ref: weakref.KeyedRef[int, Tensor]) -> None:
+        self._refs.pop(ref.key, None)
+
+    def tensors(self) -> list[Tensor]:
+        """The live tensors now (strong references: they stay alive while the list does)."""
+        found = [r() for r in list(self._refs.values())]
+        return [t for t in found if t is not None]
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+class _Engine:
+    """The shared scalars of the engine state (see the module docstring)."""
+
+    __slots__ = ("backend", "default", "pending", "sites", "lock", "failures", "forked")
+
+    def __init__(self) -> None:
+        self.backend: Backend | None = None
+        self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
+        self.pending = 0  # nodes recorded since the last full barrier (or the last live count)
+        self.sites = False  # record the user's file:line on each node (debug info)
+        # Barriers run one at a time. Re-entrant: an observation inside a barrier's listener
+        # (a debug printer) is a barrier too.
+        self.lock = threading.RLock()
+        self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
+        self.forked = False  # this process is a fork() child of one that had started JAX
+
+
+ENGINE: Final = _Engine()
+LIVE: Final = Registry()
+# The policy of `with ml.policy(...)` blocks, per thread and per async task (None: the default).
+OVERRIDE: Final[contextvars.ContextVar[BarrierPolicy | None]] = contextvars.ContextVar(
+    "minilazy_policy", default=None)
+# The engine's own files: minilazy/*.py. Subpackages (the conformance suite) are user code.
+_ENGINE_PREFIX: Final = os.path.dirname(__file__) + os.sep
+
+
+def install(backend: Backend) -> None:
+    """Wire the engine: the tracer reaches the layers above through ``backend``.
+
+    Called once, by ``minilazy/__init__.py``: importing a module never changes another.
+
+    Example:
+        >>> ENGINE.backend is not None
+        True
+    """
+    ENGINE.backend = backend
+
+
+def backend() -> Backend:
+    """The installed backend (the barrier layer); importing ``minilazy`` installs it.
+
+    Example:
+        >>> import minilazy
+        >>> backend().default_device().platform in ("cpu", "gpu", "tpu")
+        True
+    """
+    b = ENGINE.backend
+    if b is None:
+        raise RuntimeError("no minilazy backend installed: import minilazy, not its modules")
+    return b
+
+
+def current_policy() -> BarrierPolicy:
+    """The barrier policy in force in this thread (or async task).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.current_policy().eager
+        False
+    """
+    return OVERRIDE.get() or ENGINE.default
+
+
+def set_policy(p: BarrierPolicy) -> None:
+    """Make ``p`` the default barrier policy of every thread, from now on.
+
+    A ``with ml.policy(...)`` block still overrides it where it is active.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.set_policy(ml.BarrierPolicy(max_pending_nodes=4096))
+        >>> ml.set_policy(ml.BarrierPolicy())
+    """
+    if not isinstance(p, BarrierPolicy):
+        raise TypeError(f"set_policy takes a BarrierPolicy, got {type(p).__name__}")
+    ENGINE.default = p
+
+
+def replaced(p: BarrierPolicy | None, changes: dict[str, Any]) -> BarrierPolicy:
+    """``p`` (or the current policy) with ``changes``; ``TypeError`` names an unknown field.
+
+    Example:
+        >>> replaced(None, {"eager": True}).eager
+        True
+    """
+    base = current_policy() if p is None else p
+    unknown = set(changes) - {f.name for f in dataclasses.fields(BarrierPolicy)}
+    if unknown:
+        raise TypeError(f"BarrierPolicy has no field {', '.join(sorted(unknown))}")
+    return dataclasses.replace(base, **changes)
+
+
+def _in_engine(filename: str) -> bool:
+    return filename.startswith(_ENGINE_PREFIX) and os.sep not in filename[len(_ENGINE_PREFIX):]
+
+
+def user_site() -> str | None:
+    """``file:line`` of the innermost caller outside the engine's modules.
+
+    Example:
+        >>> user_site() is None or ":" in user_site()
+        True
+    """
+    f: FrameType | None = sys._getframe(1)
+    while f is not None and _in_engine(f.f_code.co_filename):
+        f = f.f_back
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def live_pending_nodes(tensors: Sequence[Tensor], stop: int) -> int:
+    """How many distinct pending nodes the live ``tensors`` reach (counting stops at ``stop``).
+
+    What the auto-cut limit compares with: graphs no live tensor reaches are dead and never
+    computed, so they do not count. An iterative walk (no recursion, whatever the depth).
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> y = ml.exp(x) + 1.0
+        >>> live_pending_nodes([y], 100)  # broadcast (of ones), exp, add
+        3
+    """
+    seen: set[Node] = set()
+    stack = [t._node for t in tensors if t._node.op not in LEAVES]
+    while stack and len(seen) < stop:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend([o for o in n.operands if o.op not in LEAVES and o not in seen])
+    return len(seen)
