@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
+from minilazy.conformance.suite.test_errors import builtin
 
 BAD_CALLS = {
     "broadcast": (lambda x: x + ml.ones((4,)), ml.ShapeError, r"add: cannot broadcast f32\[2,3\] "
@@ -108,3 +109,71 @@ def test_a_tensor_that_fails_at_the_barrier_does_not_take_the_others_down(monkey
     with pytest.raises(RuntimeError, match="lowering bug"):  # it holds its error, and only it
         bad.numpy()
     ml.mark_step()  # the failed tensor is no longer pending: barriers work on
+
+
+# Input NumPy refuses at the call, with the error NumPy raises: (minilazy call, NumPy call).
+LIKE_NUMPY = {
+    "float shape": (lambda: ml.zeros((2.5, 3)), lambda: np.zeros((2.5, 3))),
+    "float size": (lambda: ml.ones(2.9), lambda: np.ones(2.9)),
+    "float full": (lambda: ml.full((1.9,), 3.0), lambda: np.full((1.9,), 3.0)),
+    "float reshape": (lambda: ml.reshape(ml.ones(6), (2.0, 3.0)),
+                      lambda: np.reshape(np.ones(6), (2.0, 3.0))),
+    "float axis": (lambda: ml.sum(ml.ones((2, 2)), axis=1.0),
+                   lambda: np.sum(np.ones((2, 2)), axis=1.0)),
+    "float broadcast": (lambda: ml.broadcast_to(ml.ones(2), (2.0, 2)),
+                        lambda: np.broadcast_to(np.ones(2), (2.0, 2))),
+    "float permute": (lambda: ml.permute_dims(ml.ones((2, 3)), (1.0, 0)),
+                      lambda: np.transpose(np.ones((2, 3)), (1.0, 0))),
+    "negative power": (lambda: ml.arange(1, 4) ** -1, lambda: np.arange(1, 4) ** -1),
+    "negative power, NumPy scalar": (lambda: ml.arange(1, 4) ** np.int64(-2),
+                                     lambda: np.arange(1, 4) ** np.int64(-2)),
+    "negative power, host array": (lambda: ml.pow(ml.arange(1, 4), np.array([1, -1, 2])),
+                                   lambda: np.power(np.arange(1, 4), np.array([1, -1, 2]))),
+    "index list out of range": (lambda: ml.arange(3)[[0, 5]], lambda: np.arange(3)[[0, 5]]),
+    "negative index list": (lambda: ml.arange(3)[[-4]], lambda: np.arange(3)[[-4]]),
+    "index array, second axis": (lambda: ml.ones((2, 3))[:, np.array([3])],
+                                 lambda: np.ones((2, 3))[:, np.array([3])]),
+    "setitem index out of range": (lambda: ml.zeros(3).__setitem__([7], 1.0),
+                                   lambda: np.zeros(3).__setitem__([7], 1.0)),
+    "None operand": (lambda: ml.ones(2) + None, lambda: np.ones(2) + None),
+    "None reflected": (lambda: None * ml.ones(2), lambda: None * np.ones(2)),
+    "string operand": (lambda: ml.ones(2) - "a", lambda: np.ones(2) - "a"),
+    "int too big for any dtype": (lambda: ml.asarray([1, 2**70]),
+                                  lambda: np.asarray([1, 2**70], dtype=np.int64)),
+    "fill too big for any dtype": (lambda: ml.full((2,), 2**70),
+                                   lambda: np.full((2,), 2**70, dtype=np.int64)),
+    "too big to exist": (lambda: ml.zeros((10**10, 10**10)),
+                         lambda: np.zeros((10**10, 10**10))),
+}
+
+
+@pytest.mark.spec("LZ-ERR-006", "LZ-ERR-007", "LZ-ERR-008")
+@pytest.mark.spec("LZ-ERR-003")
+@pytest.mark.parametrize("name", list(LIKE_NUMPY))
+def test_input_numpy_refuses_raises_numpys_error_at_the_call(name):
+    ours, theirs = LIKE_NUMPY[name]
+    with pytest.raises(Exception) as numpy_error:
+        theirs()
+    keep = ml.asarray(np.arange(3.0)) * 2.0  # pending work the error must not disturb
+    ml.reset_metrics()
+    with pytest.raises(builtin(numpy_error.type)):  # NumPy's subclasses (UFuncTypeError) aside
+        ours()
+    assert ml.metrics().executions == 0  # raised at the call, before anything ran
+    np.testing.assert_array_equal(keep.numpy(), np.arange(3.0) * 2)
+
+
+def test_errors_name_the_value_the_op_and_the_operand():
+    with pytest.raises(OverflowError, match=str(2**70)):
+        ml.asarray(2**70)
+    with pytest.raises(TypeError, match="add: unsupported operand type 'NoneType'"):
+        ml.ones(2) + None
+    with pytest.raises(TypeError, match="zeros|full|shape"):
+        ml.zeros((2.5, 3))
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 0 with size 3"):
+        ml.arange(3)[[0, 5]]
+
+
+def test_device_index_arrays_keep_the_documented_clamp():
+    # LZ-NUM-005: values of device-side index arrays are data, unknown at the call.
+    idx = ml.asarray(np.array([0, 5]))
+    assert ml.arange(3)[idx].tolist() == [0, 2]

@@ -10,6 +10,7 @@ tensor against NumPy: each holds its correct value, or -- only where the fault w
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -126,7 +127,7 @@ def trigger(kind: str, tensors: list[ml.Tensor]) -> None:
     elif kind == "observe":
         tensors[-1].numpy()
     elif kind == "autocut":
-        with ml.policy(max_pending_nodes=len(tensors)):
+        with ml.policy(max_pending_nodes=2):
             tensors.append(tensors[-1] + 1.0)  # this record reaches the limit: an auto-cut
     elif kind == "eager":
         with ml.eager():
@@ -152,7 +153,8 @@ def expected_values(kind: str, values: list[np.ndarray]) -> list[np.ndarray]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("stage", sorted(STAGES))
 def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> None:
-    tensors, values = build(hash((stage, kind)) % 1000, 6)
+    runtime.CACHE.clear()  # so that the lower and compile stages are reached
+    tensors, values = build(zlib.crc32(f"{stage} {kind}".encode()), 6)
     warm = stage == "donated"
     if warm:  # a donating program fails only once it has run (its first run gets copies)
         w = ml.asarray(np.ones((3, 4), np.float32))
@@ -168,15 +170,18 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
         except Injected:
             pass
     values = expected_values(kind, values)
-    # A one-shot fault hits one program; the barrier then splits its group and runs the
-    # parts: every tensor is computed. A donating program that consumed its inputs before
-    # failing is the exception: the tensors reading those inputs hold the error.
-    failed = check_all(tensors, values, may_fail=lambda i: stage in ("donated", "transfer"))
-    if stage == "transfer":
-        assert failed <= 1  # the observed value was computed; only its copy to the host failed
+    # A one-shot fault hits one program. A barrier of many tensors then splits its group and
+    # runs the parts: every tensor is computed. A barrier of one tensor (an observation, an
+    # eager op) cannot split: that tensor holds the error. So do the tensors reading the inputs
+    # of a donating program that consumed them before failing.
+    last = len(tensors) - 1
+    alone = kind in ("observe", "eager")
+    failed = check_all(tensors, values,
+                       may_fail=lambda i: stage == "donated" or alone and i == last)
+    assert failed <= 1 or stage == "donated"
     still_works()
-    if stage not in ("transfer", "donated"):
-        assert fired[0] == 1 or kind in ("eager",) and fired[0] <= 1
+    if stage != "donated" and not (stage == "transfer" and kind != "observe"):
+        assert fired[0] == 1, "the fault never fired: the stage was not reached"
 
 
 @pytest.mark.spec("LZ-ERR-003")
@@ -197,8 +202,9 @@ def test_a_tensor_whose_program_always_fails_fails_alone(monkeypatch, kind: str)
     except Injected:
         pass
     values = expected_values(kind, values)
-    failed = check_all(tensors, values, may_fail=lambda i: i == n - 1)
-    assert failed == 1  # `bad`, and only it, holds the error
+    # `bad` holds the error, and what the barrier kind computed from it (auto-cut, grad)
+    failed = check_all(tensors, values, may_fail=lambda i: i >= n - 1)
+    assert failed == len(tensors) - n + 1
     ml.mark_step()  # a failed tensor is not pending: barriers go on
     still_works()
 
@@ -210,14 +216,17 @@ def test_a_tensor_whose_program_always_fails_fails_alone(monkeypatch, kind: str)
 def test_random_programs_survive_a_fault_at_a_random_point(seed: int, n_ops: int, stage: str,
                                                            kind: str, after: int) -> None:
     ml.mark_step()
+    runtime.CACHE.clear()
     tensors, values = build(seed, n_ops)
+    # A barrier of one tensor cannot split its group: that tensor holds the error.
+    pending = [i for i, t in enumerate(tensors) if t.is_pending]
+    alone = {len(tensors) - 1} if kind == "observe" or len(pending) == 1 else set()
     with fault(stage, after=after):
         try:
             trigger(kind, tensors)
-            tensors[-1].numpy()
         except Injected:
             pass
-    check_all(tensors, expected_values(kind, values))
+    check_all(tensors, expected_values(kind, values), may_fail=alone.__contains__)
     still_works()
 
 
@@ -237,18 +246,15 @@ def test_a_failed_tensor_poisons_what_is_computed_from_it(monkeypatch) -> None:
 
 
 def test_a_donating_program_that_fails_on_its_first_run_consumes_nothing() -> None:
-    # JAX deletes donated inputs even when the program fails: the first run gets copies.
+    # JAX deletes donated inputs even when the program fails: its first run gets copies.
     w = ml.asarray(np.ones((16, 16), np.float32))
-    keep = ml.asarray(np.arange(4.0))
-    w = w * 3.0
-    with fault("execute"):
-        with pytest.raises(Injected):
-            ml.mark_step()  # w's program fails (the whole group, then each part once more)
-    w = w + 1.0  # the update in a loop: the old buffer is donated to the new one
-    with fault("donated"):  # the first run of this program: it is given copies to consume
-        ml.mark_step()
-    np.testing.assert_array_equal(w.numpy(), np.full((16, 16), 4.0, np.float32))
-    np.testing.assert_array_equal(keep.numpy(), np.arange(4.0))
+    v = ml.asarray(np.arange(4.0)) * 2.0
+    w = w * 3.0  # the old buffer is held by nothing but the program: donated to the new w
+    with fault("donated") as fired:  # the program runs (consuming what it was given), then fails
+        ml.mark_step()  # ... and the split group's parts then run without donating
+    assert fired[0] == 1 and ml.metrics().donations >= 1
+    np.testing.assert_array_equal(w.numpy(), np.full((16, 16), 3.0, np.float32))
+    np.testing.assert_array_equal(v.numpy(), np.arange(4.0) * 2)
 
 
 def test_an_interrupt_during_a_donating_run_is_held_until_the_tensors_are_rebound() -> None:

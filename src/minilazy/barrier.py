@@ -179,7 +179,7 @@ def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]
         programs = [new[n] for n in outs]
         for n in band:  # what no later band reads is dropped as soon as it is computed
             del new[n]
-        _execute(programs, device, False, cause, functools.partial(_store, new, outs))
+        _execute(programs, device, False, "stage", functools.partial(_store, new, outs))
     rewrite(found[-1])
     _execute([new.get(r, r) for r in roots], device, False, cause, bind)
 
@@ -239,8 +239,12 @@ def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
 
     Those that no live tensor holds and nothing outside the cut reads, and only as many per
     shape and dtype as there are outputs to reuse them (XLA aliases like for like, and warns
-    about the rest).
+    about the rest). None while several running threads make tensors: another thread could
+    take a pending node from a tensor between this check and the program, and read the buffer
+    after it is gone.
     """
+    if LIVE.shared():  # another thread may be about to read any buffer: keep them all
+        return (False,) * len(c.params)
     total = _reference_count(c.order)  # first: the sets below would hold nodes too
     live = LIVE.tensors()
     held = {id(t._node) for t in live}  # ids, not nodes: no references

@@ -145,7 +145,8 @@ class _Debugger:
         site = user_site()
         where = f"{cause} at {site}" if site else cause
         recent: deque[bool] = deque(maxlen=10)
-        if cause != "eager":  # op by op, every new op compiles once: that is not a loop's fault
+        if cause not in ("eager", "stage"):  # op by op, every new op compiles once, and a
+            # deep graph's bands differ: neither is a loop's fault
             recent = self.recent.setdefault(site, recent)
             self.recent.move_to_end(site)
             if len(self.recent) > 64:

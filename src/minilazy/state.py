@@ -105,10 +105,11 @@ class Backend(Protocol):
 class Registry:
     """The live tensors, by weak reference: ``mark_step`` materialises the pending ones.
 
-    A dict of weak references keyed by ``id``, not a ``WeakSet``: copying its values is one C
-    call, so a thread that iterates never sees another thread's insertion mid-way ("set
-    changed size during iteration"). A reference removes itself when its tensor dies, which
-    happens before the ``id`` can be reused.
+    A dict of weak references, not a ``WeakSet``: copying its keys is one C call, so a thread
+    that iterates never sees another thread's insertion mid-way ("set changed size during
+    iteration"). A reference removes itself when its tensor dies. It also notes which threads
+    make tensors: while two or more do, a barrier cannot know that no other thread is about to
+    read a buffer, so nothing is donated.
 
     Example:
         >>> import minilazy as ml
@@ -117,23 +118,38 @@ class Registry:
         True
     """
 
-    __slots__ = ("_refs",)
+    __slots__ = ("_refs", "_drop", "_last", "_threads")
 
     def __init__(self) -> None:
-        self._refs: dict[int, weakref.KeyedRef[int, Tensor]] = {}
+        # A weak reference per tensor, as the key (it hashes as its tensor, by identity, and
+        # keeps that hash when the tensor dies): the callback removes it.
+        self._refs: dict[weakref.ref[Tensor], None] = {}
+        self._drop = self._remove  # one bound method, not one per tensor
+        self._last = threading.get_ident()  # the thread that made the newest tensor
+        self._threads = {self._last}  # every thread that made one (pruned when they end)
 
     def add(self, t: Tensor) -> None:
         """Register ``t`` (once, when it is made)."""
-        key = id(t)
-        self._refs[key] = weakref.KeyedRef(t, self._drop, key)
+        self._refs[weakref.ref(t, self._drop)] = None
+        ident = threading.get_ident()
+        if ident != self._last:
+            self._last = ident
+            self._threads.add(ident)
 
-    def _drop(self, ref: weakref.KeyedRef[int, Tensor]) -> None:
-        self._refs.pop(ref.key, None)
+    def _remove(self, ref: weakref.ref[Tensor]) -> None:
+        self._refs.pop(ref, None)
 
     def tensors(self) -> list[Tensor]:
         """The live tensors now (strong references: they stay alive while the list does)."""
-        found = [r() for r in list(self._refs.values())]
+        found = [r() for r in list(self._refs)]
         return [t for t in found if t is not None]
+
+    def shared(self) -> bool:
+        """Whether two or more threads that are still running have made tensors."""
+        if len(self._threads) > 1:
+            self._threads &= {t.ident for t in threading.enumerate()}
+            self._threads.add(self._last)
+        return len(self._threads) > 1
 
     def __len__(self) -> int:
         return len(self._refs)

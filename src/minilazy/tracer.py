@@ -17,7 +17,7 @@ import numpy as np
 from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
 from minilazy.indexing import Item, index_spec
-from minilazy.ir import Attrs, Device, DeviceError, Node, Op
+from minilazy.ir import Attrs, Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
 from minilazy.ops import INFER, describe
 from minilazy.scalars import is_weak, scalar, weak_scalar
@@ -255,8 +255,11 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self) -> str:
-        state = "pending" if self.is_pending else "ready"
-        return f"<Tensor {describe(self._node)} {self._device} {state}>"
+        node = self._node
+        state = "pending" if node.op is not Op.DATA else "ready"
+        if type(node.payload) is Failure:
+            state = f"failed ({type(node.payload.error).__name__})"
+        return f"<Tensor {describe(node)} {self._device} {state}>"
 
     __hash__ = object.__hash__  # by identity: __eq__ is elementwise, as in NumPy
 

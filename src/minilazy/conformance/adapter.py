@@ -12,7 +12,8 @@ Python scalars where scalars go (weak, NEP 50), ``numpy.dtype`` objects for dtyp
 shapes and axes, and a list of tensors for ``concat`` and ``stack``. Indexing has no function of
 its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, key, value)`` is
 ``x[key] = value``, which rebinds ``x`` and returns it; keys hold ints, slices, ``None``,
-``Ellipsis`` and integer index arrays as the implementation's tensors.
+``Ellipsis``, integer index arrays as the implementation's tensors, and lists of ints (index
+lists, known on the host).
 
 An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
 every op of the registry) says which, and the suite skips tests of the others.

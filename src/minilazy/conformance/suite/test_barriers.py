@@ -220,3 +220,31 @@ def test_recording_many_ops_between_barriers_runs_nothing(adapter: OptionalAdapt
     for _ in range(300):
         want = np.sin(want * 0.5 + np.linspace(0, 1, 5))
     assert_close(adapter.to_numpy(y), want, "reduction", bound=1e-9)
+
+
+@pytest.mark.spec("LZ-BAR-011")
+@pytest.mark.ops("multiply", "sin")
+def test_a_loop_whose_results_die_never_cuts(adapter: OptionalAdapter) -> None:
+    x = adapter.from_numpy(np.linspace(0, 1, 5).astype(np.float32))
+    settle(adapter)
+    with counting(adapter) as d:
+        for _ in range(40):  # 16 000 ops in all, but never more than 400 alive
+            y = x
+            for _ in range(200):
+                y = adapter.apply("multiply", adapter.apply("sin", y), 0.5)
+    assert d.executions == 0, f"{d.executions} auto-cuts of graphs no live tensor reaches"
+
+
+@pytest.mark.spec("LZ-BAR-011")
+@pytest.mark.ops("multiply", "add")
+def test_a_loop_that_accumulates_cuts_where_its_structure_repeats(
+        adapter: OptionalAdapter) -> None:
+    acc = adapter.from_numpy(np.zeros(4, np.float32))
+    settle(adapter)
+    with counting(adapter) as d:
+        for _ in range(20_000):
+            acc = adapter.apply("add", adapter.apply("multiply", acc, 0.5), 1.0)
+        got = adapter.to_numpy(acc)
+    assert got.tolist() == [2.0] * 4
+    assert d.executions > 1, "no auto-cut in 40 000 ops"
+    assert d.compiles <= 4, f"{d.compiles} compiles for {d.executions} cuts of one loop"

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter
-from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.oracle import assert_close, numpy_apply
 from minilazy.conformance.registry import ops
 from minilazy.conformance.strategies import DTYPES, loop_exists
 from minilazy.conformance.suite.util import counting
@@ -155,3 +155,94 @@ def test_mixing_devices_is_an_error_naming_both(adapter: OptionalAdapter) -> Non
     message = str(raised(lambda: adapter.apply("add", a, b)))
     assert str(d0) in message and str(d1) in message, message
     assert adapter.to_numpy(kept).tolist() == [1.0] * 3
+
+
+F32 = np.arange(6, dtype=np.float32).reshape(2, 3)
+I64 = np.arange(1, 4, dtype=np.int64)
+# Input NumPy refuses at the call: (rule, ops used, the call on x = f32[2,3] and i = i64[3]).
+# The suite runs the same call on NumPy's arrays for the exception type it must raise.
+Refused = Callable[[Callable[..., Any], Any, Any], Any]
+REFUSED: dict[str, tuple[str, tuple[str, ...], Refused]] = {
+    "float shape": ("LZ-ERR-006", ("zeros",), lambda ap, x, i: ap("zeros", (2.5, 3))),
+    "float size": ("LZ-ERR-006", ("zeros",), lambda ap, x, i: ap("zeros", 2.0)),
+    "float reshape": ("LZ-ERR-006", ("reshape",), lambda ap, x, i: ap("reshape", x, (3.0, 2))),
+    "float axis": ("LZ-ERR-006", ("sum",), lambda ap, x, i: ap("sum", x, axis=1.0)),
+    "too big to exist": ("LZ-ERR-006", ("zeros",),
+                         lambda ap, x, i: ap("zeros", (10**10, 10**10))),
+    "negative power": ("LZ-ERR-007", ("pow",), lambda ap, x, i: ap("pow", i, -1)),
+    "index list": ("LZ-ERR-007", ("getitem",), lambda ap, x, i: ap("getitem", i, ([0, 5],))),
+    "negative index list": ("LZ-ERR-007", ("getitem",),
+                            lambda ap, x, i: ap("getitem", x, (slice(None), [-4]))),
+    "int too big": ("LZ-ERR-007", ("asarray",),
+                    lambda ap, x, i: ap("asarray", [1, 2**70], dtype=np.dtype("int64"))),
+    "None operand": ("LZ-ERR-008", ("add",), lambda ap, x, i: ap("add", x, None)),
+    "string operand": ("LZ-ERR-008", ("multiply",), lambda ap, x, i: ap("multiply", "a", x)),
+}
+REFUSED_CASES = [pytest.param(name, marks=[pytest.mark.ops(*used), pytest.mark.spec(rule)],
+                              id=name) for name, (rule, used, _) in REFUSED.items()]
+
+
+@pytest.mark.parametrize("case", REFUSED_CASES)
+def test_input_numpy_refuses_raises_its_error_type_at_the_call(adapter: OptionalAdapter,
+                                                               case: str) -> None:
+    call = REFUSED[case][2]
+    with pytest.raises(Exception) as numpy_error:
+        call(numpy_apply, F32, I64)
+    x, i = adapter.from_numpy(F32), adapter.from_numpy(I64)
+    kept = adapter.apply("multiply", x, x)
+    error = raised(lambda: call(adapter.apply, x, i))
+    want = builtin(numpy_error.type)  # NumPy's own subclasses (UFuncTypeError) aside
+    assert isinstance(error, want), \
+        f"{case}: {type(error).__name__}: {error}, where NumPy raises {want.__name__}"
+    assert_close(adapter.to_numpy(kept), F32 * F32)  # and nothing pending was lost
+
+
+@pytest.mark.requires("counters")
+@pytest.mark.parametrize("case", REFUSED_CASES)
+def test_refused_input_runs_nothing(adapter: OptionalAdapter, case: str) -> None:
+    x, i = adapter.from_numpy(F32), adapter.from_numpy(I64)
+    with counting(adapter) as d:
+        raised(lambda: REFUSED[case][2](adapter.apply, x, i))
+    assert d.executions == 0, "the error came from running, not from the call"
+
+
+def builtin(kind: type[BaseException]) -> type[BaseException]:
+    """The first built-in exception class ``kind`` derives from (``AxisError``: ``ValueError``).
+
+    Example:
+        >>> builtin(np.exceptions.AxisError).__name__
+        'ValueError'
+    """
+    return next(k for k in kind.__mro__ if k.__module__ == "builtins")
+
+
+def _impossible(adapter: OptionalAdapter) -> Any | None:
+    """A pending tensor whose program cannot run: 4 TiB of float32.
+
+    None where the call itself refuses it (an implementation that allocates when it records).
+    """
+    try:
+        return adapter.apply("multiply", adapter.apply("ones", (2**20, 2**20),
+                                                       dtype=np.dtype("float32")), 2.0)
+    except Exception:
+        return None
+
+
+@pytest.mark.spec("LZ-ERR-009")
+@pytest.mark.ops("ones", "multiply", "add", "exp")
+def test_a_tensor_that_cannot_run_fails_alone_and_keeps_failing(adapter: OptionalAdapter) -> None:
+    x = adapter.from_numpy(F32)
+    good = [adapter.apply("exp", x), adapter.apply("add", x, 1.0)]
+    bad = _impossible(adapter)
+    if bad is None:
+        pytest.skip(f"{adapter.name} refuses a 4 TiB tensor at the call: no barrier to fail")
+    first = raised(adapter.barrier)
+    assert not any(adapter.is_pending(g) for g in good), "the barrier gave up on the others"
+    assert_close(adapter.to_numpy(good[0]), np.exp(F32), "ulp")
+    assert_close(adapter.to_numpy(good[1]), F32 + 1)
+    for _ in range(2):  # observed again: the same kind of error, every time
+        again = raised(lambda: adapter.to_numpy(bad))
+        assert type(again) is type(first), f"{type(again).__name__} after {type(first)}"
+    later = adapter.apply("multiply", x, 3.0)
+    adapter.barrier()  # later barriers work, whatever the failed tensor left behind
+    assert_close(adapter.to_numpy(later), F32 * 3)
