@@ -25,6 +25,7 @@ THREAD_TITLES = {"one": "One thread (taskset -c 0; XLA, torch, OpenMP, OpenBLAS 
 ROWS = (
     ("record/tensor+tensor", "op", "per op: `a + b`, tensor + tensor"),
     ("record/tensor+scalar", "op", "per op: `a + 0.5`, tensor + Python scalar"),
+    ("record/chains", "op", "per op: 17 x 1000-op chains, no barrier (dead chains never cut)"),
     ("graph100/scalars", "barrier+wait", "cached barrier + wait, 100-op graph, 50 scalars"),
     ("graph100/scalars", "barrier", "cached barrier returns, 100-op graph, 50 scalars"),
     ("graph100/scalars", "step", "100-op graph step, 50 scalars"),

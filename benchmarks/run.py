@@ -18,6 +18,8 @@ Workloads (see ``workloads.py``; the same source runs on every system):
 
 - ``record/…``: per-op cost of ``y = a + b`` on ``f32[4]``, tensor + tensor and tensor + Python
   scalar: recording for the lazy systems (no barrier), running for the eager ones;
+- ``record/chains``: per-op cost of 17 chains of 1000 ops with no barrier and the system's own
+  auto-cut policy (each chain dies before the next: a lazy system should never cut);
 - ``graph100/…``: a step on a 100-op elementwise graph (with 50 Python scalars, or tensors
   only); the lazy systems also report the cached barrier alone (``barrier+wait``);
 - ``mlp``: a 784-256-10 MLP training step, batch 128, softmax cross-entropy, SGD with momentum,
@@ -95,6 +97,7 @@ def workloads(plan: Plan) -> list[Workload]:
                  max_units=200_000),
         Workload("record/tensor+scalar", "record", {"scalar": True}, probe=2000,
                  max_units=200_000),
+        Workload("record/chains", "chains", probe=1, max_units=2),
         Workload("graph100/scalars", "graph100", {"scalars": True}, max_units=200),
         Workload("graph100/tensors", "graph100", {"scalars": False}, max_units=200),
         Workload("mlp", "mlp", max_units=100),

@@ -18,6 +18,8 @@ from typing import Any, ClassVar
 import numpy as np
 from harness import Samples, minor_faults, peak_rss_mib, rss_mib
 from workloads import (
+    CHAIN_LENGTH,
+    CHAINS,
     MOMENTUM,
     PARAM_NAMES,
     SCALAR,
@@ -32,6 +34,7 @@ from workloads import (
     loop_add,
     mlp_batches,
     mlp_init,
+    record_chains,
 )
 
 Sampler = Callable[[], Samples]
@@ -100,6 +103,23 @@ class System:
             self.barrier()  # untimed: materialises the last y (the others are dead)
             self.wait(y)
             return {"op": [seconds / ops]}
+        return sample
+
+    def chains(self, sets: int) -> Sampler:
+        """Per-op cost of recording 17 chains of 1000 ops with no barrier, under the system's
+        own auto-cut policy: every chain dies before the next, so a lazy system that counts
+        only live nodes never cuts (the run's ``compiles_timed`` shows whether it did)."""
+        a = self.put(np.arange(4, dtype=np.float32))
+        self.barrier()
+
+        def sample() -> Samples:
+            start = time.perf_counter()
+            for _ in range(sets):
+                y = record_chains(a, CHAINS, CHAIN_LENGTH)
+            if not self.lazy:
+                self.wait(y)
+            seconds = time.perf_counter() - start
+            return {"op": [seconds / (sets * CHAINS * CHAIN_LENGTH)]}
         return sample
 
     def graph100(self, scalars: bool, steps: int) -> Sampler:
@@ -359,6 +379,9 @@ class JaxJitSystem(JaxSystem):
     label = "jax.jit"
 
     def record(self, scalar: bool, ops: int) -> Sampler:
+        raise NotApplicable("jax.jit traces once; there is no per-op cost at run time")
+
+    def chains(self, sets: int) -> Sampler:
         raise NotApplicable("jax.jit traces once; there is no per-op cost at run time")
 
     def graph100(self, scalars: bool, steps: int) -> Sampler:

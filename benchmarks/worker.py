@@ -81,7 +81,8 @@ class Worker:
 
 
 # The keyword argument that sets how many units (ops, steps) one sample runs.
-_UNITS = {"record": "ops", "graph100": "steps", "chain": "steps", "mlp": "steps"}
+_UNITS = {"record": "ops", "chains": "sets", "graph100": "steps", "chain": "steps",
+          "mlp": "steps"}
 
 
 def main(argv: list[str]) -> int:

@@ -36,6 +36,20 @@ def loop_only(a: Array, b: Array, n: int) -> Array:
     return y
 
 
+def record_chains(a: Array, chains: int, length: int) -> Array:
+    """``chains`` chains of ``length`` ops from ``a`` (alternately ``* 1.0001`` and ``+ 0.5``),
+    with no barrier: each chain dies when the next one starts."""
+    y = a
+    for _ in range(chains):
+        y = a
+        for i in range(length):
+            y = y + SCALAR if i % 2 else y * 1.0001
+    return y
+
+
+CHAINS, CHAIN_LENGTH = 17, 1000  # 17 000 ops: past minilazy's auto-cut limit of 2048 nodes
+
+
 # -- a 100-op graph ----------------------------------------------------------------------------
 def graph100(x: Array, y: Array, ns: Any, scalars: bool) -> Array:
     """100 elementwise ops: 25 x (mul, add, tanh, maximum), with or without Python scalars."""
