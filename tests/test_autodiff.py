@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.autodiff import VJP
+from minilazy.autodiff import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
 from minilazy.ir import Op
 
 # Inputs where each function is smooth, away from kinks and domain edges (float64).
@@ -204,7 +204,12 @@ def test_bad_uses_are_clear_errors():
 
 
 def test_every_op_has_a_vjp_rule():
+    # The table is built from its parts: an op missing from all of them is missing from VJP.
     assert set(VJP) == set(Op)
+    parts = [NOT_DIFFERENTIABLE, UNARY_VJP, BINARY_VJP, SHAPE_VJP]
+    assert sum(len(p) for p in parts) + 11 == len(Op)  # + the 11 rules listed in VJP itself
+    for p in parts[1:]:
+        assert not set(p) & NOT_DIFFERENTIABLE, "an op both differentiable and not"
 
 
 def test_same_argument_twice_gets_separate_gradients():

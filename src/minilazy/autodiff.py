@@ -233,8 +233,16 @@ SHAPE_VJP: Final[dict[Op, Rule]] = {
     Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }
 
+# Ops whose results have no floating derivative: comparisons, logic, bits, indices of extremes.
+NOT_DIFFERENTIABLE: Final = frozenset({
+    Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR,
+    Op.LOGICAL_NOT, Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.BITWISE_INVERT,
+    Op.SHIFT_LEFT, Op.SHIFT_RIGHT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ARGMAX, Op.ARGMIN,
+    Op.ANY, Op.ALL,
+})
+
 VJP: Final[Mapping[Op, Rule]] = {
-    **{op: _not_differentiable for op in Op},  # comparisons, logic, bits, argmax...: no floats
+    **{op: _not_differentiable for op in NOT_DIFFERENTIABLE},
     **UNARY_VJP, **BINARY_VJP, **SHAPE_VJP,
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _leaf, Op.WHERE: _where, Op.CONVERT: _convert,
     Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme,

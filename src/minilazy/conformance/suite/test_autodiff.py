@@ -74,6 +74,25 @@ def test_each_derivative_matches_finite_differences(adapter: OptionalAdapter, op
     _check(adapter, f_lazy, lambda *xs: float(np.sum(numpy_apply(op, *xs) * w)), args)
 
 
+@pytest.mark.spec("LZ-AD-001")
+@pytest.mark.ops("matmul", "sum", "multiply")
+@pytest.mark.parametrize("shapes", [((3, 3), (3, 3)), ((2, 3), (3, 3)), ((3, 3), (3, 2)),
+                                    ((3,), (3, 3)), ((2, 3, 3), (3, 3))],
+                         ids=["square", "wide-a", "tall-b", "vector", "batch"])
+def test_matmul_derivatives_match_finite_differences(adapter: OptionalAdapter,
+                                                     shapes: tuple[Any, Any]) -> None:
+    # Square operands: a gradient that forgets a transpose still has the right shape.
+    rng = np.random.default_rng(4)
+    a, b = (rng.standard_normal(s) for s in shapes)
+    w = rng.standard_normal(np.matmul(a, b).shape)
+
+    def f_lazy(a: Any, b: Any) -> Any:
+        return adapter.apply("sum", adapter.apply("multiply", adapter.apply("matmul", a, b),
+                                                  adapter.from_numpy(w)))
+
+    _check(adapter, f_lazy, lambda a, b: float(np.sum(np.matmul(a, b) * w)), [a, b])
+
+
 @pytest.mark.spec("LZ-AD-002")
 def test_gradients_through_broadcasting_reductions_indexing_and_where(
         adapter: OptionalAdapter) -> None:

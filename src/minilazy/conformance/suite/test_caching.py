@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from minilazy.conformance.adapter import OptionalAdapter
-from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.oracle import assert_close, numpy_apply
 from minilazy.conformance.programgen import programs
 from minilazy.conformance.programs import (
     AdapterMachine,
@@ -51,6 +51,10 @@ def _run(adapter: OptionalAdapter, p: Program, decisions: list[bool]) -> Trace:
     return run(p, AdapterMachine(adapter), decisions)
 
 
+def _want(data: Array, scale: float, shift: float) -> Array:
+    return np.asarray(numpy_apply("add", numpy_apply("multiply", np.tanh(data), scale), shift))
+
+
 @pytest.mark.spec("LZ-CACHE-001")
 @pytest.mark.ops("tanh", "multiply", "add")
 def test_new_data_and_new_scalars_compile_nothing_new(adapter: OptionalAdapter) -> None:
@@ -63,7 +67,21 @@ def test_new_data_and_new_scalars_compile_nothing_new(adapter: OptionalAdapter) 
     assert d.compiles == 0, f"{d.compiles} compiles for a structure already compiled"
 
 
-@pytest.mark.spec("LZ-CACHE-001")
+@pytest.mark.spec("LZ-CACHE-003")
+@pytest.mark.ops("tanh", "multiply", "add")
+def test_a_hit_with_new_data_and_new_scalars_computes_with_them(adapter: OptionalAdapter) -> None:
+    # The same structure again and again: each run must use its own data and its own Python
+    # scalars, not values a cached program kept from the run that compiled it.
+    rng = np.random.default_rng(2)
+    settle(adapter)
+    # |shift| > |scale| + 1: no cancellation, so ulps measure the ops, not the subtraction.
+    for scale, shift in [(2.5, 3.75), (-1.25, 2.5), (7.0, -9.25), (0.5, 10.5)]:
+        data = rng.standard_normal((3, 2, 5)).astype(np.float32)
+        assert_close(_step(adapter, data, scale, shift), _want(data, scale, shift), "ulp",
+                     what=f"scale {scale}, shift {shift}")
+
+
+@pytest.mark.spec("LZ-CACHE-001", "LZ-CACHE-003")
 @examples(0.5)
 @given(data=st.data())
 def test_a_warm_program_compiles_nothing(adapter: OptionalAdapter, data: st.DataObject) -> None:
@@ -72,9 +90,14 @@ def test_a_warm_program_compiles_nothing(adapter: OptionalAdapter, data: st.Data
     _run(adapter, p, [])
     with counting(adapter) as again:
         _run(adapter, p, [])
+    variant = with_scalars(with_seeds(p, 1000), new_floats)
     with counting(adapter) as fresh:  # the same structure on new data and new scalars
-        _run(adapter, with_scalars(with_seeds(p, 1000), new_floats), [])
+        got = _run(adapter, variant, [])
     assert (again.compiles, fresh.compiles) == (0, 0)
+    # ... and the warm program computed with the new values (LZ-CACHE-003).
+    for n, ((slot, a), (_, e)) in enumerate(zip(got.observations,
+                                                run(variant, NumpyMachine()).observations)):
+        assert_close(a, e, "exact", what=f"rerun with new values: observation {n} (v{slot})")
 
 
 @pytest.mark.spec("LZ-CACHE-002")
@@ -135,6 +158,24 @@ def test_a_hit_with_other_wiring_is_not_served_the_cached_program(
 
     assert_close(step([1, 2], [10, 20], False), np.array([20, 60], np.float32), "exact")
     assert_close(step([3, 4], [5, 6], True), np.array([14, 22], np.float32), "exact")
+
+
+@pytest.mark.spec("LZ-CACHE-003")
+@pytest.mark.ops("exp", "add")
+def test_a_hit_with_other_outputs_is_not_served_the_cached_program(
+        adapter: OptionalAdapter) -> None:
+    # exp(x) + 1 observed alone, then the same graph with exp(x) live too: the same nodes, but
+    # two outputs instead of one. A key that ignores which nodes are outputs serves the first.
+    data = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    x = adapter.from_numpy(data)
+    assert_close(adapter.to_numpy(adapter.apply("add", adapter.apply("exp", x), 1.0)),
+                 np.exp(data) + np.float32(1), "ulp")
+    x2 = adapter.from_numpy(data * 2)  # held: its buffer cannot be donated either time
+    y = adapter.apply("exp", x2)
+    z = adapter.apply("add", y, 1.0)
+    adapter.barrier()
+    assert_close(adapter.to_numpy(y), np.exp(data * 2), "ulp", what="exp(x)")
+    assert_close(adapter.to_numpy(z), np.exp(data * 2) + np.float32(1), "ulp", what="exp(x)+1")
 
 
 @pytest.mark.spec("LZ-CACHE-003")
@@ -229,3 +270,21 @@ def test_an_update_in_a_loop_donates_the_buffer_it_replaces(adapter: OptionalAda
             adapter.barrier()
     assert d.donations >= 2, f"{d.donations} buffers donated in 3 steps"
     assert adapter.to_numpy(w)[0, 0] == np.float32(0.125)
+
+
+@pytest.mark.spec("LZ-CACHE-006")
+@pytest.mark.ops("multiply", "subtract", "add")
+def test_a_buffer_still_read_is_never_donated(adapter: OptionalAdapter) -> None:
+    start = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
+    w = adapter.from_numpy(start)
+    rate = typed(adapter, 0.5, np.float32)
+    settle(adapter)
+    for step in range(3):
+        old = w  # a live tensor holding the value the update replaces
+        reader = adapter.apply("add", w, 1.0)  # a pending graph reading it, still live
+        w = adapter.apply("subtract", w, adapter.apply("multiply", w, rate))
+        adapter.barrier()
+        want_old = start * np.float32(0.5) ** step
+        assert_close(adapter.to_numpy(old), want_old, what=f"step {step}: the old value")
+        assert_close(adapter.to_numpy(reader), want_old + np.float32(1), what="its reader")
+    assert_close(adapter.to_numpy(w), start * np.float32(0.125))

@@ -79,6 +79,21 @@ def test_binary_on_every_dtype(adapter: OptionalAdapter, op: str, data: st.DataO
     _check(adapter, op, calls)
 
 
+# Shape pairs where each axis alignment matters: square operands hide a vector broadcast along
+# the wrong axis from every shape check (only the values tell).
+RANK_PAIRS = [((3,), (3, 3)), ((3, 3), (3,)), ((1, 3), (3, 3)), ((3, 1), (3, 3)),
+              ((3,), (2, 3, 3)), ((3, 1, 3), (3, 3)), ((), (3, 3)), ((2, 1), (1, 2))]
+
+
+@pytest.mark.spec("LZ-NUM-001")
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply", "maximum"])
+def test_broadcasting_of_every_rank_pair(adapter: OptionalAdapter, op: str) -> None:
+    rng = np.random.default_rng(11)
+    calls = [tuple(rng.permutation(np.prod(s, dtype=int)).reshape(s).astype(np.float32) * 1.5
+                   for s in pair) for pair in RANK_PAIRS]
+    _check(adapter, op, calls)
+
+
 @pytest.mark.spec("LZ-NUM-002")
 @pytest.mark.parametrize("op", BINARY)
 @examples(0.5)

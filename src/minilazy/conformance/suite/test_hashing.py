@@ -66,11 +66,14 @@ def test_keys_are_the_same_in_a_fresh_process_with_another_hash_seed(
 
 
 @pytest.mark.spec("LZ-HASH-002")
-@pytest.mark.ops("add")
+@pytest.mark.ops("add", "multiply")
 def test_which_parameters_an_op_reads_is_in_the_key(adapter: OptionalAdapter) -> None:
     require_graphs(adapter)
     x, y = (adapter.from_numpy(np.ones(3, np.float32)) for _ in range(2))
-    assert adapter.key(adapter.apply("add", x, x)) != adapter.key(adapter.apply("add", x, y))
+    # Both graphs read both parameters (the same count): only the wiring tells them apart.
+    xy = adapter.apply("add", adapter.apply("multiply", x, y), y)
+    xx = adapter.apply("add", adapter.apply("multiply", x, x), y)
+    assert adapter.key(xy) != adapter.key(xx), "x*y+y and x*x+y have the same key"
 
 
 def _graph(adapter: OptionalAdapter, data: np.ndarray[Any, Any], scale: float, shift: float,
@@ -151,3 +154,16 @@ def test_different_functions_of_the_parameters_get_different_keys(
     for name, build in cases.items():
         first, second = pair(build)
         assert first != second, name
+
+
+@pytest.mark.spec("LZ-HASH-004")
+@pytest.mark.requires("devices")
+@pytest.mark.ops("exp", "add")
+def test_the_key_depends_on_the_device(adapter: OptionalAdapter) -> None:
+    require_graphs(adapter)
+    d0, d1 = adapter.devices()[:2]
+    data = np.linspace(0, 1, 5).astype(np.float32)
+    x0 = adapter.to_device(adapter.from_numpy(data), d0)
+    x1 = adapter.to_device(adapter.from_numpy(data), d1)
+    y0, y1 = (adapter.apply("add", adapter.apply("exp", x), 1.0) for x in (x0, x1))
+    assert adapter.key(y0) != adapter.key(y1), f"the same key on {d0} and {d1}"

@@ -123,11 +123,12 @@ def test_setitem_rebinds_the_tensor_for_every_later_use(adapter: OptionalAdapter
 def test_in_place_arithmetic_rebinds_the_tensor(adapter: OptionalAdapter) -> None:
     base = np.arange(4, dtype=np.float32)
     x = adapter.from_numpy(base)
-    alias = x
-    adapter.inplace("add", x, typed(adapter, 1.5, np.float32))
-    adapter.inplace("multiply", x, adapter.from_numpy(np.full(4, 2, np.int8)))
+    first = adapter.inplace("add", x, typed(adapter, 1.5, np.float32))
+    second = adapter.inplace("multiply", x, adapter.from_numpy(np.full(4, 2, np.int8)))
     want = numpy_inplace("multiply", numpy_inplace("add", base, np.float32(1.5)),
                          np.full(4, 2, np.int8))
-    assert alias is x
+    # `x op= y` rebinds x itself: the handle the caller holds sees both updates, and the value
+    # returned is that same handle (not a new tensor the caller would have to pick up).
+    assert first is x and second is x, "in-place ops returned a new tensor, x is unchanged"
     assert_close(adapter.to_numpy(adapter.apply("negative", x)), -want)
     assert_close(adapter.to_numpy(x), want)

@@ -52,6 +52,30 @@ def test_reductions_match_numpy(adapter: OptionalAdapter, op: str, data: st.Data
     check(adapter, op, [x], kwargs)
 
 
+@pytest.mark.spec("LZ-NUM-010")
+@pytest.mark.parametrize("op", REDUCTIONS)
+@given(data=st.data())
+def test_a_keepdims_reduction_read_in_the_same_graph(adapter: OptionalAdapter, op: str,
+                                                     data: st.DataObject) -> None:
+    # x - op(x, axis, keepdims=True), as softmax does: the reduction is read by an op of the
+    # same program, which sees its shape before any output reshape could hide a wrong one.
+    spec = ops()[op]
+    dtype = data.draw(st.sampled_from([d for d in dtypes_for(adapter) if d.kind == "f"]))
+    x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=2, max_dims=3, min_side=2,
+                                                 max_side=4), spec.domain), label="x")
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
+    kwargs: dict[str, Any] = {"axis": axis, "keepdims": True}
+    fresh(adapter)
+    want = numpy_apply("subtract", x, numpy_apply(op, x, **kwargs))
+    t = adapter.from_numpy(x)
+    got = adapter.to_numpy(adapter.apply("subtract", t, adapter.apply(op, t, **kwargs)))
+    bound = None
+    if spec.tolerance == "reduction":  # x's own magnitude plus the reduction's slack
+        bound = reduction_bound(op, [x], kwargs, numpy_apply(op, x, **kwargs))
+    assert_close(got, want, spec.tolerance, bound=bound,
+                 what=f"x - {op}(x, axis={axis}, keepdims=True)")
+
+
 @st.composite
 def matmul_shapes(draw: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Operand shapes ``matmul`` accepts: 1-D vectors, matrices, broadcast batches."""

@@ -185,6 +185,19 @@ def test_setitem_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataO
     assert_close(adapter.to_numpy(t), numpy_apply(op, x, key, value))
 
 
+@pytest.mark.spec("LZ-NUM-014", "LZ-REC-004")
+@pytest.mark.ops("setitem")
+@pytest.mark.parametrize("value", [2.5, -3, True], ids=["float", "int", "bool"])
+def test_setitem_of_a_python_number(adapter: OptionalAdapter, value: Any) -> None:
+    for dtype in [d for d in dtypes_for(adapter) if d.kind in "fi"][:2]:
+        x = np.arange(6).reshape(2, 3).astype(dtype)
+        t = adapter.from_numpy(x)
+        returned = adapter.apply("setitem", t, (slice(None), 1), value)
+        want = numpy_apply("setitem", x, (slice(None), 1), value)
+        assert_close(adapter.to_numpy(t), want, what=f"{dtype}: x[:, 1] = {value!r}")
+        assert_close(adapter.to_numpy(returned), want)
+
+
 # Ops with a Python in-place operator (x += y...), exact on their whole domain.
 INPLACE = sorted(n for n in ("add", "subtract", "multiply", "floor_divide", "remainder",
                              "bitwise_and", "bitwise_or", "bitwise_xor")

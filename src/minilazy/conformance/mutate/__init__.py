@@ -1,0 +1,214 @@
+"""The oracle, tested: a catalogue of mutants and the harness that scores the oracle on them.
+
+A *mutant* is an implementation with one realistic bug: minilazy's engine patched in one place
+(:mod:`.engine`), or the from-scratch toy broken in one place (:mod:`minilazy.conformance.
+mutants`). Each entry of :data:`CATALOGUE` names the rules its bug breaks. The harness runs the
+oracle against each mutant in a fresh process and reports whether it was *killed* (some test
+failed), by which rules, and how long it took; the **mutation score** is the share killed by
+at least one of their own rules. ``python -m minilazy.conformance.mutate`` prints the table.
+
+Two modes. ``fast`` runs only each mutant's own rules and stops at the first failure: what CI
+runs. ``full`` runs the whole suite on every mutant: it also shows *collateral* failures (rules
+outside the declared ones: a failure that leaked into another rule's tests) and which spec
+tests no mutant fails (a test that cannot fail is a test that checks nothing).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ENGINE = "minilazy.conformance.mutate.engine"
+TOY = "minilazy.conformance.mutants"
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One entry of the catalogue.
+
+    Attributes:
+        name: a short name, e.g. ``key-ignores-wiring``.
+        layer: where the bug sits (``key``, ``scalars``, ``barrier``, ``lowering``...).
+        impl: the ``module:factory`` that makes it (``--lazy-impl``).
+        breaks: the spec rules the bug breaks: the oracle must fail at least one of these.
+        env: environment variables its run needs (two CPU devices for a device bug).
+
+    Example:
+        >>> CATALOGUE[0].impl
+        'minilazy.conformance.mutate.engine:key_ignores_shape'
+    """
+
+    name: str
+    layer: str
+    impl: str
+    breaks: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def _engine(name: str, layer: str, *breaks: str, **env: str) -> Mutant:
+    return Mutant(name, layer, f"{ENGINE}:{name.replace('-', '_')}", breaks, env)
+
+
+def _toy(name: str, *breaks: str) -> Mutant:
+    return Mutant(name, "toy", f"{TOY}:mutant_{name.replace('-', '_')}", breaks)
+
+
+TWO_DEVICES = "--xla_force_host_platform_device_count=2"
+CATALOGUE: tuple[Mutant, ...] = (
+    _engine("key-ignores-shape", "key", "LZ-HASH-004", "LZ-CACHE-002"),
+    _engine("key-ignores-dtype", "key", "LZ-HASH-004", "LZ-CACHE-003"),
+    _engine("key-ignores-attrs", "key", "LZ-HASH-004", "LZ-HASH-005", "LZ-CACHE-003"),
+    _engine("key-ignores-wiring", "key", "LZ-HASH-002", "LZ-HASH-005", "LZ-CACHE-003"),
+    _engine("key-ignores-outputs", "key", "LZ-CACHE-003"),
+    _engine("key-ignores-device", "key", "LZ-HASH-004", XLA_FLAGS=TWO_DEVICES),
+    _engine("scalar-baked", "scalars", "LZ-CACHE-003"),
+    _engine("scalar-strong", "scalars", "LZ-NUM-003", "LZ-REC-002"),
+    _engine("scalar-shared-slot", "scalars", "LZ-BAR-004", "LZ-BAR-007", "LZ-CACHE-003"),
+    _engine("donates-live-buffer", "donation", "LZ-CACHE-006"),
+    _engine("misses-aliases", "barrier", "LZ-BAR-001"),
+    _engine("misses-newest", "barrier", "LZ-BAR-001"),
+    _engine("misses-failed-region", "barrier", "LZ-BAR-001", "LZ-ERR-003"),
+    _engine("inplace-returns-new", "rebinding", "LZ-REC-004"),
+    _engine("setitem-scalar-lost", "rebinding", "LZ-REC-004", "LZ-NUM-014"),
+    _engine("broadcast-rank-pair", "lowering", "LZ-NUM-001", "LZ-BAR-004"),
+    _engine("keepdims-dropped", "lowering", "LZ-NUM-010"),
+    _engine("negative-axes-off-by-one", "lowering", "LZ-NUM-010", "LZ-NUM-012"),
+    _engine("floor-divide-truncates", "lowering", "LZ-NUM-001"),
+    _engine("promotes-int8-uint8-to-int8", "lowering", "LZ-NUM-002"),
+    _engine("vjp-matmul-untransposed", "autodiff", "LZ-AD-001", "LZ-AD-002"),
+    _engine("vjp-broadcast-not-summed", "autodiff", "LZ-AD-002"),
+    _engine("scalar-observation-stale", "observation", "LZ-BAR-004"),
+    _engine("autocut-drops-pending", "auto-cut", "LZ-BAR-008", "LZ-BAR-007"),
+    _toy("hash-ignores-shape", "LZ-HASH-004", "LZ-CACHE-002"),
+    _toy("barrier-does-nothing", "LZ-BAR-001"),
+    _toy("stale-cache", "LZ-HASH-004", "LZ-CACHE-003"),
+    _toy("executes-at-record-time", "LZ-REC-001", "LZ-BAR-010", "LZ-BAR-003"),
+    _toy("strong-scalars", "LZ-NUM-003", "LZ-REC-002", "LZ-BAR-004"),
+    _toy("drops-pending", "LZ-BAR-001", "LZ-BAR-004", "LZ-BAR-007"),
+)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the oracle did to one mutant.
+
+    Attributes:
+        mutant: the mutant.
+        failed_rules: the rules with a failing test.
+        failed_tests: the failing tests' ids.
+        seconds: the run's wall time.
+        error: why the run gave no report (a crash of the run itself), if it did not.
+    """
+
+    mutant: Mutant
+    failed_rules: frozenset[str]
+    failed_tests: frozenset[str]
+    seconds: float
+    error: str = ""
+
+    @property
+    def killed(self) -> bool:
+        """Killed by one of its own rules (failures of other rules alone do not count)."""
+        return bool(self.failed_rules & set(self.mutant.breaks))
+
+    @property
+    def collateral(self) -> frozenset[str]:
+        """Failed rules the mutant does not declare: a failure that leaked out of its rule."""
+        return self.failed_rules - set(self.mutant.breaks)
+
+
+def oracle_command(impl: str, *options: str) -> list[str]:
+    """The command that runs the oracle on ``impl``, isolated from any project's pytest setup.
+
+    Example:
+        >>> oracle_command("minilazy.conformance.toy:toy")[:3]
+        [..., '-m', 'minilazy.conformance']
+    """
+    return [sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}", *options]
+
+
+def run(mutant: Mutant, profile: str = "ci", fast: bool = True, timeout: float = 900
+        ) -> Outcome:
+    """Run the oracle on ``mutant`` in a fresh process.
+
+    ``fast``: only its own rules, stopping at the first failure.
+    """
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / "report.json"
+        options = [f"--hypothesis-profile={profile}", f"--spec-report={report}", "-q"]
+        if fast:
+            options += [f"--lazy-rules={','.join(mutant.breaks)}", "-x"]
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("PYTEST_", "HYPOTHESIS", "MINILAZY_IMPL"))}
+        env.update(mutant.env)
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(oracle_command(mutant.impl, *options), cwd=tmp, env=env,
+                                  capture_output=True, text=True, timeout=timeout)
+            tail = (done.stdout + done.stderr)[-2000:]
+        except subprocess.TimeoutExpired:
+            tail = f"timed out after {timeout:.0f} s"
+        seconds = time.perf_counter() - start
+        if not report.exists():
+            return Outcome(mutant, frozenset(), frozenset(), seconds, tail)
+        data = json.loads(report.read_text())
+    failed_rules = frozenset(r for r, v in data["rules"].items() if v["status"] == "failed")
+    failed_tests = frozenset(t for v in data["rules"].values() for t in v.get("failed", []))
+    return Outcome(mutant, failed_rules, failed_tests, seconds)
+
+
+def run_all(mutants: Iterable[Mutant], profile: str = "ci", fast: bool = True, jobs: int = 2
+            ) -> list[Outcome]:
+    """Run every mutant, ``jobs`` at a time, in catalogue order."""
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        return list(pool.map(lambda m: run(m, profile, fast), mutants))
+
+
+def score(outcomes: Sequence[Outcome]) -> float:
+    """The share of mutants killed by one of their own rules (1.0 is every one).
+
+    Example:
+        >>> score([])
+        1.0
+    """
+    return sum(o.killed for o in outcomes) / len(outcomes) if outcomes else 1.0
+
+
+def table(outcomes: Sequence[Outcome]) -> list[str]:
+    """The mutation score table, as Markdown lines.
+
+    Example:
+        >>> table([])[0]
+        '| mutant | layer | its rules | killed | killed by | collateral | time |'
+    """
+    lines = ["| mutant | layer | its rules | killed | killed by | collateral | time |",
+             "|---|---|---|---|---|---|---|"]
+    for o in outcomes:
+        verdict = "yes" if o.killed else ("NO (run failed)" if o.error else "NO")
+        own = ", ".join(sorted(o.failed_rules & set(o.mutant.breaks))) or "-"
+        extra = ", ".join(sorted(o.collateral)) or "-"
+        lines.append(f"| {o.mutant.name} | {o.mutant.layer} | {', '.join(o.mutant.breaks)} | "
+                     f"{verdict} | {own} | {extra} | {o.seconds:.0f} s |")
+    killed = sum(o.killed for o in outcomes)
+    lines += ["", f"Mutation score: {killed}/{len(outcomes)} killed by their own rules "
+                  f"({score(outcomes):.0%})."]
+    return lines
+
+
+def unkilled_tests(outcomes: Sequence[Outcome], all_tests: Iterable[str]) -> list[str]:
+    """Spec tests that no mutant fails (meaningful only for ``full`` runs).
+
+    Example:
+        >>> unkilled_tests([], ["suite/test_x.py::test_y"])
+        ['suite/test_x.py::test_y']
+    """
+    failed = set().union(*(o.failed_tests for o in outcomes)) if outcomes else set()
+    return sorted(set(all_tests) - failed)
