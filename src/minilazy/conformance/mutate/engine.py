@@ -20,8 +20,19 @@ import numpy as np
 from jax import lax
 
 import minilazy as ml
-from minilazy import autodiff, barrier, hashing, lowering, ops, printers, reductions, scalars
-from minilazy import shaping, state, tracer
+from minilazy import (
+    autodiff,
+    barrier,
+    hashing,
+    lowering,
+    ops,
+    printers,
+    reductions,
+    scalars,
+    shaping,
+    state,
+    tracer,
+)
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.dtypes import CODE, DType
 from minilazy.ir import OP_CODE, Node, Op, data_leaf
@@ -91,8 +102,10 @@ def key_ignores_device() -> MinilazyAdapter:
 
 # -- Python scalars ----------------------------------------------------------------------------
 def scalar_baked() -> MinilazyAdapter:
-    """A Python scalar is baked into the program while the key treats it as a parameter: a
-    cache hit silently reuses the old value."""
+    """A Python scalar is baked into the program while the key treats it as a parameter.
+
+    A cache hit silently reuses the old value.
+    """
     real = lowering.LOWER[Op.SCALAR]
 
     def baked(xs: Sequence[Any], n: Node) -> Any:
@@ -124,8 +137,10 @@ def scalar_shared_slot() -> MinilazyAdapter:
 
 # -- donation and the barrier's root set --------------------------------------------------------
 def donates_live_buffer() -> MinilazyAdapter:
-    """``mark_step`` donates every input whose shape an output has, even one a live tensor
-    holds."""
+    """``mark_step`` donates every input whose shape an output has.
+
+    Even one a live tensor holds.
+    """
     def donations(c: hashing.Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
         shapes = {(r.shape, r.dtype) for r in roots}
         return tuple((p.shape, p.dtype) in shapes for p in c.params)
@@ -135,8 +150,10 @@ def donates_live_buffer() -> MinilazyAdapter:
 
 
 def misses_aliases() -> MinilazyAdapter:
-    """A barrier rebinds only one tensor per result: another handle on the same value (a
-    no-op reshape, a copy) stays pending."""
+    """A barrier rebinds only one tensor per result.
+
+    Another handle on the same value (a no-op reshape, a copy) stays pending.
+    """
     real = barrier._run
 
     def run(group: Sequence[Tensor], device: ml.Device, donate: bool, cause: str) -> None:
@@ -161,8 +178,10 @@ def misses_newest() -> MinilazyAdapter:
 
 
 def misses_failed_region() -> MinilazyAdapter:
-    """Tensors made while an exception is being handled (an ``except`` block) are not
-    registered as live, so ``mark_step`` never materialises them."""
+    """Tensors made while an exception is being handled are not registered as live.
+
+    So ``mark_step`` never materialises them.
+    """
     real = state.Registry.add
 
     def add(self: state.Registry, t: Tensor) -> None:
@@ -212,8 +231,12 @@ def broadcast_rank_pair() -> MinilazyAdapter:
 
 
 def keepdims_dropped() -> MinilazyAdapter:
-    """``max``/``min`` are lowered without ``keepdims``; outputs are reshaped to their recorded
-    shapes at the end, so only a consumer in the same program sees the wrong shape."""
+    """``max``/``min`` are lowered without ``keepdims``.
+
+    Outputs are reshaped to their recorded shapes at the end.
+
+    So only a consumer in the same program sees the wrong shape.
+    """
     for op, fn in ((Op.MAX, jnp.max), (Op.MIN, jnp.min)):
         _set_table(lowering.LOWER, op, lambda xs, n, fn=fn: fn(xs[0], axis=n.attrs[0]))
     real = lowering.program
@@ -286,8 +309,10 @@ def vjp_matmul_untransposed() -> MinilazyAdapter:
 
 
 def vjp_broadcast_not_summed() -> MinilazyAdapter:
-    """A cotangent is summed over the leading axes broadcasting added, but not over the
-    size-1 axes it stretched: it keeps their first slice instead."""
+    """A cotangent is not summed over the size-1 axes broadcasting stretched.
+
+    It keeps their first slice instead.
+    """
     real = autodiff._fit
 
     def fit(ct: Tensor, shape: tuple[int, ...], dtype: DType) -> Tensor:
@@ -318,8 +343,11 @@ def _stale(name: str, convert: Callable[[Any], Any]) -> Callable[[Tensor], Any]:
 
 
 def scalar_observation_stale() -> MinilazyAdapter:
-    """``item()``, ``float()``, ``int()``, ``bool()`` of a pending tensor skip the barrier and
-    read the value its first input last had."""
+    """Scalar observations of a pending tensor skip the barrier.
+
+    ``item()``, ``float()``, ``int()``, ``bool()`` read the value the tensor's first input last
+    had.
+    """
     converts: dict[str, Callable[[Any], Any]] = {
         "item": lambda v: v, "__float__": float, "__int__": int, "__bool__": bool}
     for name, convert in converts.items():
@@ -328,8 +356,10 @@ def scalar_observation_stale() -> MinilazyAdapter:
 
 
 def autocut_drops_pending() -> MinilazyAdapter:
-    """The auto-cut materialises everything but the tensor whose op triggered it, which it
-    marks materialised with zeros."""
+    """The auto-cut materialises everything but the tensor whose op triggered it.
+
+    Which it marks materialised with zeros.
+    """
     real = barrier.Backend.after_record
 
     def after_record(self: barrier.Backend, t: Tensor) -> None:
