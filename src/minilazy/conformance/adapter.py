@@ -136,6 +136,14 @@ class OptionalAdapter(Adapter, Protocol):
     def reset(self) -> None:
         """Forget compiled programs and zero the counters (capability ``reset``)."""
 
+    def isolate(self) -> None:
+        """Leave nothing of the earlier tests behind (no capability: optional, but do it).
+
+        Called before every spec test. After it, no tensor made before may join a barrier:
+        materialise or forget the leftovers (a failing one must not fail the next test), and
+        start any count of pending work over. Tensors made before stay readable.
+        """
+
     def sync(self, *xs: Any) -> None:
         """Materialise just ``xs`` (capability ``sync``)."""
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minilazy.conformance.toy import Node, Toy
+from minilazy.conformance.toy import Node, Program, Toy
 
 
 class HashIgnoresShape(Toy):
@@ -119,6 +119,33 @@ class DropsPending(Toy):
         dropped.inputs, dropped.template = (), None
 
 
+class MaxKeepdimsDropped(Toy):
+    """``max``/``min`` are compiled without ``keepdims``; outputs are reshaped at the end.
+
+    Only a consumer in the same program sees the wrong shape, and its program fails (or
+    broadcasts wrongly). The toy keeps a tensor whose program failed pending: without the
+    oracle's isolation between tests, this one bug would fail the tests of many rules.
+
+    Example:
+        >>> m = MaxKeepdimsDropped()
+        >>> x = m.from_numpy(np.ones((2, 3)))
+        >>> m.to_numpy(m.apply("max", x, axis=1, keepdims=True)).shape  # alone: reshaped
+        (2, 1)
+    """
+
+    name = "mutant-max-keepdims-dropped"
+
+    def compile(self, order: list[Node], wiring: list[tuple[int, ...]],
+                outputs: list[int]) -> Program:
+        for n in order:
+            if n.op in ("max", "min") and n.pending:
+                args, kwargs = n.template
+                n.template = (args, {k: v for k, v in kwargs.items() if k != "keepdims"})
+        program = super().compile(order, wiring, outputs)
+        shapes = [order[i].shape for i in outputs]
+        return lambda params: [np.reshape(v, s) for v, s in zip(program(params), shapes)]
+
+
 def mutant_hash_ignores_shape() -> Toy:
     """Factory of :class:`HashIgnoresShape`.
 
@@ -179,9 +206,20 @@ def mutant_drops_pending() -> Toy:
     return DropsPending()
 
 
+def mutant_max_keepdims_dropped() -> Toy:
+    """Factory of :class:`MaxKeepdimsDropped`.
+
+    Example:
+        >>> mutant_max_keepdims_dropped().name
+        'mutant-max-keepdims-dropped'
+    """
+    return MaxKeepdimsDropped()
+
+
 # Every mutant factory by name (the name after ``minilazy.conformance.mutants:``).
 MUTANTS: dict[str, Callable[[], Toy]] = {
     f.__name__: f for f in (mutant_hash_ignores_shape, mutant_barrier_does_nothing,
                             mutant_stale_cache, mutant_executes_at_record_time,
-                            mutant_strong_scalars, mutant_drops_pending)
+                            mutant_strong_scalars, mutant_drops_pending,
+                            mutant_max_keepdims_dropped)
 }

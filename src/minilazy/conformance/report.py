@@ -18,7 +18,7 @@ from typing import Any
 
 from minilazy.conformance.registry import ops, rules
 
-OUTCOMES = ("passed", "failed", "skipped")
+OUTCOMES = ("passed", "failed", "xfailed", "skipped")
 # How much of a failure the report keeps: the message (observed vs expected) and the example.
 MESSAGE_CHARS, EXAMPLE_CHARS = 400, 1200
 # Where the message of a failure ends and Hypothesis's notes begin.
@@ -74,9 +74,10 @@ def status(outcomes: dict[str, list[str]]) -> str:
         >>> status({"passed": [], "failed": [], "skipped": []})
         'not covered'
     """
-    for outcome in ("failed", "passed", "skipped"):
+    for outcome, name in (("failed", "failed"), ("xfailed", "xfail"), ("passed", "passed"),
+                          ("skipped", "skipped")):
         if outcomes.get(outcome):
-            return outcome
+            return name
     return "not covered"
 
 
@@ -173,9 +174,23 @@ class Results:
                         del first["example"]
                     row["first_failure"] = first
         counts = {s: sum(1 for r in rule_rows.values() if r["status"] == s)
-                  for s in ("passed", "failed", "skipped", "not covered")}
+                  for s in ("passed", "failed", "xfail", "skipped", "not covered")}
+        failures = {t: {**f, "rules": [f"{r}: {rules()[r].summary}" for r in self.rules_of(t)]}
+                    for t, f in sorted(self.failures.items())}
         return {"implementation": implementation, "summary": counts,
-                "uncovered": self.uncovered(capabilities), "rules": rule_rows, "ops": op_rows}
+                "uncovered": self.uncovered(capabilities), "rules": rule_rows, "ops": op_rows,
+                "failures": failures}
+
+    def rules_of(self, nodeid: str) -> list[str]:
+        """The rules test ``nodeid`` checks (as recorded).
+
+        Example:
+            >>> r = Results(); r.add("t", "failed", ["LZ-BAR-001"], None)
+            >>> r.rules_of("t")
+            ['LZ-BAR-001']
+        """
+        return sorted(rid for rid, by in self.by_rule.items()
+                      if any(nodeid in ids for ids in by.values()))
 
     def table(self, capabilities: frozenset[str]) -> list[str]:
         """The summary table, one line per rule, then one line for the ops.

@@ -193,6 +193,9 @@ class Toy:
         self.eager_mode = False
         self.reset()
 
+    def isolate(self) -> None:
+        self.live = weakref.WeakSet()  # earlier tests' tensors: readable, never in a barrier
+
     def reset(self) -> None:
         self.cache.clear()
         self.count = {"ops_recorded": 0, "compiles": 0, "cache_hits": 0, "executions": 0}

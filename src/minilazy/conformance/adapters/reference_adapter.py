@@ -50,6 +50,9 @@ class ReferenceAdapter(MinilazyAdapter):
     def barrier(self) -> None:
         pass  # nothing to materialise: observations interpret the graph
 
+    def isolate(self) -> None:
+        pass  # nothing is ever materialised, so nothing is left to a later barrier
+
 
 def reference() -> ReferenceAdapter:
     """The reference adapter: minilazy checked through its NumPy reference interpreter.

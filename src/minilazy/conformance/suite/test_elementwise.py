@@ -110,6 +110,27 @@ def test_binary_on_mixed_dtypes_promotes_like_numpy(adapter: OptionalAdapter, op
                           data.draw(arrays(b, shape, spec.domain, 1))) for a, b in pairs])
 
 
+@pytest.mark.spec("LZ-NUM-002")
+@pytest.mark.requires("metadata")
+@pytest.mark.parametrize("op", BINARY)
+def test_every_dtype_pair_promotes_like_numpy(adapter: OptionalAdapter, op: str) -> None:
+    # Every pair, not a sample: one wrong pair of 144 is what a promotion bug looks like. The
+    # dtype is read when the op is recorded, so nothing runs (the values are checked above).
+    spec = ops()[op]
+    dtypes = dtypes_for(adapter)
+    wrong = []
+    for a in dtypes:
+        for b in dtypes:
+            if not loop_exists(spec, a, b):
+                continue
+            want = numpy_apply(op, np.zeros(1, a), np.ones(1, b)).dtype
+            got = adapter.dtype(adapter.apply(op, adapter.from_numpy(np.zeros(1, a)),
+                                              adapter.from_numpy(np.ones(1, b))))
+            if got != want:
+                wrong.append(f"{a}, {b} -> {got} (NumPy: {want})")
+    assert not wrong, f"{op}: " + "; ".join(wrong)
+
+
 @pytest.mark.spec("LZ-NUM-003")
 @pytest.mark.parametrize("op", BINARY)
 @examples(0.5)
