@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -32,7 +32,10 @@ import numpy as np
 
 # Capabilities an adapter may declare (rules.toml gates rules on them).
 CAPABILITIES = frozenset({
-    "counters",   # counters(): ops recorded, compiles, cache hits, executions
+    "counters",   # counters(): every count of Counters (implies the three below)
+    "executions",  # counters().executions: programs run (kernel launches, for some libraries)
+    "compiles",   # counters().compiles: programs compiled
+    "cache_hits",  # counters().cache_hits: compiled programs reused
     "keys",       # key(*xs): the cache key the next barrier on xs would use
     "pending",    # is_pending(x): whether x's value is only recorded
     "ir",         # ir(*xs): the pending graph as text
@@ -54,20 +57,64 @@ IMPL_VARIABLE = "MINILAZY_IMPL"
 DEFAULT_IMPL = "minilazy.conformance.adapters.minilazy_adapter:cpu"
 
 
+# The counts a capability of their own stands for; ``counters`` declares them all.
+COUNTS = ("executions", "compiles", "cache_hits")
+
+
 @dataclass(frozen=True)
 class Counters:
     """What the oracle reads from an implementation's metrics (a snapshot).
 
+    A count the implementation does not keep is ``None``: declare the capabilities of the
+    counts you do keep (``executions``, ``compiles``, ``cache_hits``), and the oracle checks
+    every rule those counts can decide.
+
     Example:
         >>> Counters(ops_recorded=3, compiles=1, cache_hits=0, executions=1).compiles
         1
+        >>> Counters(executions=2).compiles is None
+        True
     """
 
-    ops_recorded: int
-    compiles: int
-    cache_hits: int
-    executions: int
-    donations: int = 0
+    ops_recorded: int | None = None
+    compiles: int | None = None
+    cache_hits: int | None = None
+    executions: int | None = None
+    donations: int | None = 0
+
+
+def capabilities_of(adapter: Adapter) -> frozenset[str]:
+    """The capabilities ``adapter`` declares, with those they imply (``counters``: every count).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> {"executions", "compiles"} <= capabilities_of(toy())
+        True
+    """
+    return implied(adapter.capabilities)
+
+
+def implied(capabilities: Iterable[str]) -> frozenset[str]:
+    """``capabilities`` with those they imply (``counters``: every count).
+
+    Example:
+        >>> sorted(implied(["counters"]))
+        ['cache_hits', 'compiles', 'counters', 'executions']
+    """
+    caps = set(capabilities)
+    if "counters" in caps:
+        caps.update(COUNTS)
+    return frozenset(caps)
+
+
+def satisfies(capabilities: frozenset[str], requirement: str) -> bool:
+    """Whether ``capabilities`` meet ``requirement``: a capability, or alternatives ``a|b``.
+
+    Example:
+        >>> satisfies(frozenset({"compiles"}), "executions|compiles")
+        True
+    """
+    return not requirement or any(c in capabilities for c in requirement.split("|"))
 
 
 @runtime_checkable
@@ -116,7 +163,7 @@ class OptionalAdapter(Adapter, Protocol):
         """Whether ``apply(op, ...)`` is implemented (absent: every op of the registry)."""
 
     def counters(self) -> Counters:
-        """A snapshot of the counters (capability ``counters``)."""
+        """A snapshot of the counts it keeps (``counters``: all; else those it declares)."""
 
     def key(self, *xs: Any) -> Hashable:
         """The cache key a barrier on ``xs`` would use (capability ``keys``).

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from minilazy.conformance.adapter import satisfies
 from minilazy.conformance.registry import ops, rules
 
 OUTCOMES = ("passed", "failed", "xfailed", "skipped")
@@ -140,7 +141,7 @@ class Results:
             True
         """
         return sorted(rid for rid, r in rules().items()
-                      if r.level == "MUST" and (not r.capability or r.capability in capabilities)
+                      if r.level == "MUST" and satisfies(capabilities, r.capability)
                       and not any(self.by_rule.get(rid, {}).values()))
 
     def to_json(self, implementation: dict[str, Any],
@@ -205,7 +206,7 @@ class Results:
             got = self.by_rule.get(rid, {})
             n = {o: len(got.get(o, [])) for o in OUTCOMES}
             cap = r.capability or "-"
-            if r.capability and r.capability not in capabilities:
+            if not satisfies(capabilities, r.capability):
                 cap += "!"  # declared missing: the rule's tests were skipped
             lines.append(f"{rid:<13} {r.level:<6} {cap:<10} {self.rule_status(rid):<12} "
                          f"{n['passed']:>6} {n['failed']:>6} {n['skipped']:>7}")

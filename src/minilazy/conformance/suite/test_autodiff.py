@@ -151,12 +151,12 @@ def test_python_control_flow_and_structured_arguments(adapter: OptionalAdapter) 
 
 
 @pytest.mark.spec("LZ-AD-004")
-@pytest.mark.requires("counters")
+@pytest.mark.requires("executions|compiles")
 def test_gradients_are_recorded_not_run(adapter: OptionalAdapter) -> None:
     x = adapter.from_numpy(np.linspace(-1, 1, 6))
     with counting(adapter) as delta:
         (g,) = adapter.grad(lambda t: adapter.apply("sum", adapter.apply("exp", t)), (0,))(x)
-    assert delta.executions == 0 and delta.compiles == 0
+    assert delta.ran_nothing(), f"computing a gradient ran something: {delta}"
     np.testing.assert_allclose(adapter.to_numpy(g), np.exp(np.linspace(-1, 1, 6)), rtol=1e-12)
 
 
@@ -186,7 +186,7 @@ def test_bad_uses_raise_type_error_before_anything_runs(adapter: OptionalAdapter
 
 
 @pytest.mark.spec("LZ-AD-007")
-@pytest.mark.requires("counters")
+@pytest.mark.requires("compiles")
 def test_a_training_step_compiles_once(adapter: OptionalAdapter) -> None:
     rng = np.random.default_rng(2)
     ap = adapter.apply

@@ -110,7 +110,7 @@ def test_a_new_shape_is_compiled_anew(adapter: OptionalAdapter) -> None:
         with counting(adapter) as d:
             got = _step(adapter, np.ones(shape, np.float32), 2.5, 3.5)
         assert got.shape == shape
-        assert (d.compiles > 0) == new, f"{d.compiles} compiles for shape {shape}"
+        assert (d.n("compiles") > 0) == new, f"{d.compiles} compiles for shape {shape}"
 
 
 @pytest.mark.spec("LZ-CACHE-002")
@@ -126,7 +126,7 @@ def test_a_program_on_leaves_of_a_new_shape_compiles(adapter: OptionalAdapter,
     _run(adapter, p, [])
     with counting(adapter) as d:  # a shape no earlier example used: nothing can be cached
         _run(adapter, with_shape(p, (2, 4 + next(FRESH))), [])
-    assert d.compiles >= 1
+    assert d.n("compiles") >= 1
 
 
 @pytest.mark.spec("LZ-CACHE-003")
@@ -230,11 +230,11 @@ class _Counting(AdapterMachine):
     compiles = 0
 
     def _counted(self, f: Any, *args: Any) -> Any:
-        before = self.adapter.counters().compiles
+        before = self.adapter.counters().compiles or 0
         try:
             return f(*args)
         finally:
-            self.compiles += self.adapter.counters().compiles - before
+            self.compiles += (self.adapter.counters().compiles or 0) - before
 
     def barrier(self) -> None:
         self._counted(super().barrier)
@@ -273,7 +273,7 @@ def test_an_update_in_a_loop_donates_the_buffer_it_replaces(adapter: OptionalAda
         for _ in range(3):  # the old w is held by no live tensor at each mark_step
             w = adapter.apply("subtract", w, adapter.apply("multiply", w, rate))
             adapter.barrier()
-    assert d.donations >= 2, f"{d.donations} buffers donated in 3 steps"
+    assert d.n("donations") >= 2, f"{d.donations} buffers donated in 3 steps"
     assert adapter.to_numpy(w)[0, 0] == np.float32(0.125)
 
 

@@ -36,8 +36,8 @@ def test_recording_compiles_and_executes_nothing(adapter: OptionalAdapter) -> No
     settle(adapter)
     with counting(adapter) as d:
         y = _record_mix(adapter, x, w)
-    assert d.ops_recorded >= 7, "each op call is recorded"
-    assert (d.compiles, d.executions) == (0, 0), f"recording ran something: {d}"
+    assert d.ops_recorded is None or d.ops_recorded >= 7, "each op call is recorded"
+    assert d.ran_nothing(), f"recording ran something: {d}"
     del y
 
 

@@ -50,16 +50,16 @@ class Temporal(RuleBasedStateMachine):
         self.executions = self._executions()
 
     def _executions(self) -> int:
-        return self.adapter.counters().executions if "executions" in self.checks else 0
+        return (self.adapter.counters().executions or 0) if "executions" in self.checks else 0
 
     def _cut(self, key_of: list[Any], run: Any) -> None:
         """Run a barrier, counting its compiles and the key it cuts."""
         if "keys" in self.checks:
             self.keys.add(repr(self.adapter.key(*key_of)))
-            before = self.adapter.counters().compiles
+            before = self.adapter.counters().compiles or 0
         run()
         if "keys" in self.checks:
-            self.compiles += self.adapter.counters().compiles - before
+            self.compiles += (self.adapter.counters().compiles or 0) - before
         self.executions = self._executions()
 
     def _add(self, t: Any, dummy: Array) -> tuple[Any, Array]:

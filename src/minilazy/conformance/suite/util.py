@@ -36,11 +36,31 @@ class Delta:
         0
     """
 
-    ops_recorded: int = 0
-    compiles: int = 0
-    cache_hits: int = 0
-    executions: int = 0
-    donations: int = 0
+    ops_recorded: int | None = 0
+    compiles: int | None = 0
+    cache_hits: int | None = 0
+    executions: int | None = 0
+    donations: int | None = 0
+
+    def n(self, name: str) -> int:
+        """Count ``name``, which the test's capabilities guarantee is kept.
+
+        Example:
+            >>> Delta(compiles=2).n("compiles")
+            2
+        """
+        value = getattr(self, name)
+        assert value is not None, f"{name} is not counted: the test needs its capability"
+        return int(value)
+
+    def ran_nothing(self) -> bool:
+        """Nothing compiled and nothing executed, as far as the counts kept can tell.
+
+        Example:
+            >>> Delta(executions=None).ran_nothing(), Delta(compiles=1).ran_nothing()
+            (True, False)
+        """
+        return self.compiles in (0, None) and self.executions in (0, None)
 
 
 @contextmanager
@@ -60,7 +80,8 @@ def counting(adapter: OptionalAdapter) -> Iterator[Delta]:
     yield delta
     after: Counters = adapter.counters()
     for name in ("ops_recorded", "compiles", "cache_hits", "executions", "donations"):
-        setattr(delta, name, getattr(after, name) - getattr(before, name))
+        a, b = getattr(after, name), getattr(before, name)
+        setattr(delta, name, None if a is None or b is None else a - b)
 
 
 def typed(adapter: OptionalAdapter, value: float, dtype: Any) -> Any:
