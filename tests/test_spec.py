@@ -83,3 +83,21 @@ def test_every_domain_and_tolerance_class_is_described_in_the_prose():
 def test_the_elementwise_ops_keep_their_shape():
     # Other tests select ops by kind and arity: elementwise ops take one or two tensors.
     assert {s.arity for s in ops().values() if s.kind == "elementwise"} == {1, 2}
+
+
+def _params(signature: str) -> list[str]:
+    return [p.split("=")[0].strip() for p in signature.split(",") if p.strip() not in "/*"]
+
+
+def test_every_op_has_an_array_api_signature_minilazy_accepts():
+    import inspect
+
+    for name, spec in ops().items():
+        assert spec.signature, name
+        if spec.method:  # x[key] and x[key] = value
+            continue
+        ours = list(inspect.signature(getattr(ml, name)).parameters)
+        theirs = _params(spec.signature)
+        assert set(theirs) <= set(ours), (name, theirs, ours)
+        positional = theirs[:len(spec.signature.split("/")[0].split(","))]
+        assert ours[:len(positional)] == positional, (name, positional, ours)

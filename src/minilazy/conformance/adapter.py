@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -81,6 +81,68 @@ class Counters:
     cache_hits: int | None = None
     executions: int | None = None
     donations: int | None = 0
+
+
+@dataclass(frozen=True)
+class DtypePolicy:
+    """How an implementation's dtypes differ from NumPy's, declared once (``dtype_policy``).
+
+    Libraries that default to float32 or promote like JAX would otherwise fail hundreds of
+    tests on the dtype alone, before any value is looked at. With a policy the oracle checks
+    values under it, and the report lists each deviation once (its ``policy`` section).
+
+    Attributes:
+        dtypes: the dtypes it has, by name (``None``: NumPy's twelve; 64-bit ones still need
+            capability ``float64``).
+        default_float: the dtype of a float result NumPy makes ``float64`` from no ``float64``
+            input (Python floats, float creation, ``int + float32``, the mean of ints).
+        promotion: other results that differ: ``"int8,uint8": "int8"`` (either order).
+        unsupported: ``"op:dtype"`` pairs it does not implement (``"floor_divide:float16"``).
+
+    Example:
+        >>> p = DtypePolicy(default_float="float32", unsupported=frozenset({"sin:float16"}))
+        >>> p.allows("sin", np.dtype("float16")), p.allows("sin", np.dtype("float32"))
+        (False, True)
+    """
+
+    dtypes: tuple[str, ...] | None = None
+    default_float: str = "float64"
+    promotion: Mapping[str, str] = field(default_factory=dict)
+    unsupported: frozenset[str] = frozenset()
+
+    def allows(self, op: str, *dtypes: np.dtype[Any]) -> bool:
+        """Whether ``op`` on operands of ``dtypes`` is implemented."""
+        return not any(f"{op}:{d}" in self.unsupported for d in dtypes) and (
+            self.dtypes is None or all(d.name in self.dtypes for d in dtypes))
+
+    def result(self, want: np.dtype[Any], inputs: Sequence[np.dtype[Any]]) -> np.dtype[Any]:
+        """The result dtype under this policy, where NumPy's is ``want`` for ``inputs``.
+
+        Example:
+            >>> p = DtypePolicy(default_float="float32")
+            >>> p.result(np.dtype("float64"), [np.dtype("int64")])
+            dtype('float32')
+        """
+        if len(inputs) == 2:
+            pair = f"{inputs[0]},{inputs[1]}"
+            swapped = f"{inputs[1]},{inputs[0]}"
+            if pair in self.promotion or swapped in self.promotion:
+                return np.dtype(self.promotion.get(pair) or self.promotion[swapped])
+        if want == np.float64 and np.dtype("float64") not in inputs:
+            return np.dtype(self.default_float)
+        return want
+
+
+def policy_of(adapter: Adapter) -> DtypePolicy:
+    """The adapter's declared ``dtype_policy``, or NumPy's own.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> policy_of(toy()).default_float
+        'float64'
+    """
+    found = getattr(adapter, "dtype_policy", None)
+    return found if isinstance(found, DtypePolicy) else DtypePolicy()
 
 
 def capabilities_of(adapter: Adapter) -> frozenset[str]:

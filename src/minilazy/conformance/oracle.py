@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from minilazy.conformance.adapter import DtypePolicy
 from minilazy.conformance.registry import ops
 
 Array = np.ndarray[Any, Any]
@@ -23,8 +25,71 @@ Array = np.ndarray[Any, Any]
 ULPS = {"exact": 0, "ulp": 8, "loose": 512, "reduction": 8}
 
 
+class _Policy:
+    """The dtype policy of the implementation under test, and the deviations it was used for.
+
+    Set once per process by the plugin (:func:`use_policy`); NumPy's own policy otherwise.
+    """
+
+    current = DtypePolicy()
+    applied: Counter[str] = Counter()
+
+
+def use_policy(policy: DtypePolicy) -> None:
+    """Check values under ``policy`` from now on (see :class:`DtypePolicy`).
+
+    Example:
+        >>> use_policy(DtypePolicy(default_float="float32"))
+        >>> numpy_apply("add", np.arange(2), 0.5).dtype
+        dtype('float32')
+        >>> use_policy(DtypePolicy())
+    """
+    _Policy.current = policy
+    _Policy.applied.clear()
+
+
+def applied_deviations() -> Counter[str]:
+    """The policy deviations used since the last call, and how often (then forgets them).
+
+    Example:
+        >>> applied_deviations()
+        Counter()
+    """
+    out = Counter(_Policy.applied)
+    _Policy.applied.clear()
+    return out
+
+
+def _dtypes_of(args: Sequence[Any]) -> list[np.dtype[Any]]:
+    found = []
+    for a in args:
+        if isinstance(a, np.ndarray):
+            found.append(a.dtype)
+        elif isinstance(a, list) and a and all(isinstance(x, np.ndarray) for x in a):
+            found += [x.dtype for x in a]  # concat, stack
+    return found
+
+
+def _under_policy(op: str, args: Sequence[Any], out: Array) -> Array:
+    policy = _Policy.current
+    if policy == _DEFAULT:
+        return out
+    inputs = _dtypes_of(args)
+    want = policy.result(out.dtype, inputs)
+    if want == out.dtype:
+        return out
+    names = ", ".join(d.name for d in inputs) or "no arrays"
+    _Policy.applied[f"{op}({names}) -> {want} (NumPy: {out.dtype})"] += 1
+    return out.astype(want)
+
+
+_DEFAULT = DtypePolicy()
+
+
 def numpy_apply(op: str, *args: Any, **kwargs: Any) -> Array:
     """The oracle's result for ``op`` on NumPy arrays (``setitem`` returns the updated copy).
+
+    Under a declared dtype policy (:func:`use_policy`) the result takes the policy's dtype.
 
     Example:
         >>> numpy_apply("add", np.ones(2, np.float32), 1.0).dtype
@@ -39,7 +104,7 @@ def numpy_apply(op: str, *args: Any, **kwargs: Any) -> Array:
             out = np.array(x)  # NumPy updates in place; the lazy op is functional
             out[key] = value
             return out
-        return np.asarray(ops()[op].numpy_callable()(*args, **kwargs))
+        return _under_policy(op, args, np.asarray(ops()[op].numpy_callable()(*args, **kwargs)))
 
 
 def numpy_inplace(op: str, x: Array, other: Any) -> Array:

@@ -21,8 +21,9 @@ from __future__ import annotations
 import os
 import sys
 import traceback
+from collections import Counter
 from collections.abc import Generator
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, cast
 
@@ -33,12 +34,15 @@ from minilazy.conformance.adapter import (
     DEFAULT_IMPL,
     IMPL_VARIABLE,
     Adapter,
+    DtypePolicy,
     OptionalAdapter,
     capabilities_of,
     load,
+    policy_of,
     satisfies,
     supports,
 )
+from minilazy.conformance.oracle import applied_deviations, use_policy
 from minilazy.conformance.registry import ops, rules
 
 SUITE_PARTS = ("minilazy", "conformance", "suite")
@@ -93,14 +97,22 @@ class Oracle:
     outcomes: dict[str, tuple[str, tuple[str, ...], str | None]] = field(default_factory=dict)
     uncovered: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)  # node id: its first crash text
+    deviations: Counter[str] = field(default_factory=Counter)  # dtype policy uses, in all
 
     def describe(self) -> dict[str, Any]:
-        """The implementation, as the report names it."""
-        return {"name": self.adapter.name, "version": self.adapter.version, "impl": self.impl,
-                "capabilities": sorted(self.adapter.capabilities)}
+        """The implementation, as the report names it (with its dtype policy, if declared)."""
+        found: dict[str, Any] = {"name": self.adapter.name, "version": self.adapter.version,
+                                 "impl": self.impl,
+                                 "capabilities": sorted(self.adapter.capabilities)}
+        policy = policy_of(self.adapter)
+        if policy != DtypePolicy():
+            found["dtype_policy"] = {**asdict(policy), "unsupported": sorted(policy.unsupported),
+                                     "promotion": dict(policy.promotion)}
+        return found
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props: dict[str, Any] = dict(report.user_properties)
+        self.deviations.update(props.get("policy", {}))
         if "spec" not in props or (report.when != "call" and report.passed):
             return
         expected = str(getattr(report, "wasxfail", ""))
@@ -192,6 +204,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"cannot load the implementation {impl or '(default)'}: "
                                 f"{type(e).__name__}: {e}") from e
     oracle = Oracle(adapter, impl or DEFAULT_IMPL)
+    use_policy(policy_of(adapter))  # expected values take the adapter's declared dtypes
     config.stash[ORACLE] = oracle
     config.pluginmanager.register(oracle, "minilazy-conformance-oracle")
 
@@ -309,6 +322,8 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
             and all(rules()[r].level != "MUST" for r in rids)):
         rep.outcome = "skipped"
         vars(rep)["wasxfail"] = SHOULD_FAILED  # pytest's own mark of an expected failure
+    if rep.when == "call":  # the dtype deviations this test's expected values used
+        rep.user_properties.append(("policy", dict(applied_deviations())))
     if call.excinfo is not None and call.excinfo.tb is not None:
         # The report holds the failure as text now. The traceback's frames would keep the
         # test's tensors alive -- pending ones included, which a later test's mark_step would
@@ -351,7 +366,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     oracle.uncovered = results.uncovered(capabilities_of(oracle.adapter))
     path = config.getoption("spec_report")
     if path:
-        report.write(path, results.to_json(oracle.describe(), capabilities_of(oracle.adapter)))
+        found = results.to_json(oracle.describe(), capabilities_of(oracle.adapter))
+        found["policy"] = dict(sorted(oracle.deviations.items()))  # each deviation, once
+        report.write(path, found)
     if config.getoption("spec_coverage") and oracle.uncovered:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
@@ -366,6 +383,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     terminalreporter.section(f"LazyTensor conformance: {o['name']} {o['version']}")
     for line in oracle.results().table(capabilities_of(oracle.adapter)):
         terminalreporter.write_line(line)
+    if oracle.deviations:
+        terminalreporter.write_line(f"dtype policy: values checked under {len(oracle.deviations)}"
+                                    f" declared deviations from NumPy's dtypes (see the report)")
     if oracle.uncovered:
         verdict = "FAILS" if config.getoption("spec_coverage") else "would fail"
         terminalreporter.write_line(f"spec coverage {verdict}: no test of the active MUST rules "

@@ -28,6 +28,7 @@ class OpSpec:
     kind: str
     tolerance: str
     domain: str
+    signature: str
     method: str = ""
 
     def numpy_callable(self) -> Callable[..., Any]:

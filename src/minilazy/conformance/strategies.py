@@ -14,7 +14,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance.adapter import Adapter
+from minilazy.conformance.adapter import Adapter, policy_of
 from minilazy.conformance.registry import OpSpec
 
 Array = np.ndarray[Any, Any]
@@ -42,7 +42,20 @@ def dtypes_for(adapter: Adapter) -> list[np.dtype[Any]]:
         12
     """
     wide = "float64" in adapter.capabilities
-    return [d for d in DTYPES if wide or d not in WIDE]
+    policy = policy_of(adapter)
+    return [d for d in DTYPES if (wide or d not in WIDE)
+            and (policy.dtypes is None or d.name in policy.dtypes)]
+
+
+def allowed(adapter: Adapter, op: str, *dtypes: np.dtype[Any]) -> bool:
+    """Whether ``adapter``'s dtype policy implements ``op`` on operands of ``dtypes``.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> allowed(toy(), "sin", np.dtype("float16"))
+        True
+    """
+    return policy_of(adapter).allows(op, *dtypes)
 
 
 def examples(scale: float) -> settings:

@@ -1,0 +1,41 @@
+"""The minimal adapter of the guide: JAX's NumPy, op by op (``docs/adapter.md``)."""
+
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from minilazy.conformance.adapter import Counters, DtypePolicy
+from minilazy.conformance.base import BaseAdapter
+
+jax.config.update("jax_enable_x64", True)  # 64-bit dtypes, as NumPy has (this process only)
+
+
+class JaxNumpy(BaseAdapter):
+    """``jax.numpy`` as the oracle drives it: every op runs when it is applied."""
+
+    name, version, namespace = "jax-numpy", jax.__version__, jnp
+    capabilities = frozenset({"float64", "metadata", "executions"})
+    renames = {"bitwise_invert": "invert"}
+    dtype_policy = DtypePolicy(promotion={"int64,uint64": "int64"})  # JAX's lattice
+    runs = 0
+
+    def array(self, host: np.ndarray[Any, Any]) -> Any:
+        return jnp.asarray(host)
+
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        self.runs += op not in ("asarray",)  # eager: each op runs once, now
+        return super().apply(op, *args, **kwargs)
+
+    def counters(self) -> Counters:
+        return Counters(executions=self.runs)
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(x.shape)
+
+    def dtype(self, x: Any) -> np.dtype[Any]:
+        return np.dtype(x.dtype)
+
+    def op_setitem(self, x: Any, key: Any, value: Any) -> Any:
+        raise NotImplementedError("JAX arrays are immutable: x.at[key].set(value) is a copy")

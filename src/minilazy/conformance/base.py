@@ -1,0 +1,107 @@
+"""The generic parts of an adapter, so that one for a new library is a few dozen lines.
+
+:class:`BaseAdapter` implements the protocol (``adapter.py``) from a handful of hooks a library
+fills in: how to make a tensor from a NumPy array (``array``), how to read one back (``host``),
+where its functions live (``namespace``, with ``renames`` for names that differ from the Array
+API's), and, for a lazy library, how to materialise tensors (``realize``). It tracks the live
+tensors through weak references (``barrier`` realises them all, for libraries without a
+``mark_step``), keeps 0-d results 0-d, copies host data on the way in and out, and dispatches
+``apply`` to an ``op_<name>`` method where one is defined, else to the namespace.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+
+from minilazy.conformance.adapter import DtypePolicy
+from minilazy.conformance.registry import ops
+
+Array = np.ndarray[Any, Any]
+
+
+class BaseAdapter:
+    """An adapter from hooks: subclass it, set ``namespace``, override ``array``.
+
+    Example:
+        >>> class NumpyAdapter(BaseAdapter):
+        ...     name, version, namespace = "numpy", np.__version__, np
+        ...     renames = {"pow": "power", "atan2": "arctan2", "concat": "concatenate"}
+        ...     def array(self, host):
+        ...         return host
+        >>> a = NumpyAdapter()
+        >>> a.to_numpy(a.apply("add", a.from_numpy(np.ones(2)), 1.0)).tolist()
+        [2.0, 2.0]
+    """
+
+    name: ClassVar[str] = "base"
+    version: ClassVar[str] = "0"
+    capabilities: frozenset[str] = frozenset()
+    dtype_policy: DtypePolicy = DtypePolicy()
+    namespace: Any = None  # the module (or class) whose functions implement the ops
+    renames: ClassVar[Mapping[str, str]] = {}  # op -> the namespace's name for it
+
+    def __init__(self) -> None:
+        self._live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def array(self, host: Array) -> Any:
+        """A tensor of the library holding ``host`` (a fresh NumPy array, its to keep)."""
+        raise NotImplementedError("an adapter must say how to make a tensor: override array()")
+
+    def host(self, x: Any) -> Any:
+        """``x``'s value on the host, as anything ``np.asarray`` takes (an observation)."""
+        return x
+
+    def realize(self, xs: list[Any]) -> None:
+        """Materialise ``xs`` (a lazy library's ``realize``/``eval``); eager ones do nothing."""
+
+    def is_tensor(self, x: Any) -> bool:
+        """Whether ``x`` is one of the library's tensors (what ``apply`` results are tracked)."""
+        return not isinstance(x, (np.ndarray, np.generic, int, float, bool, list, tuple))
+
+    # -- the protocol --------------------------------------------------------------------------
+    def from_numpy(self, array: Array) -> Any:
+        return self._track(self.array(np.array(array)))
+
+    def to_numpy(self, x: Any) -> Array:
+        out = np.array(self.host(x))  # a copy: the caller may write to it
+        shape = getattr(x, "shape", None)
+        if shape is not None and tuple(shape) == () and out.shape != ():
+            out = out.reshape(())  # some libraries give 0-d values as 1-element arrays
+        return out
+
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        custom = getattr(self, f"op_{op}", None)
+        if custom is not None:
+            result = custom(*args, **kwargs)
+        elif op == "getitem":
+            result = args[0][args[1]]
+        elif op == "setitem":
+            x, key, value = args
+            x[key] = value
+            result = x
+        else:
+            result = getattr(self.namespace, self.renames.get(op, op))(*args, **kwargs)
+        return self._track(result) if self.is_tensor(result) else result
+
+    def barrier(self) -> None:
+        self.realize(list(self._live.values()))
+
+    def isolate(self) -> None:
+        self._live = weakref.WeakValueDictionary()  # earlier tests' tensors: never realised
+
+    def supports(self, op: str) -> bool:
+        if hasattr(self, f"op_{op}") or op in ("getitem", "setitem"):
+            return True
+        return op in ops() and hasattr(self.namespace, self.renames.get(op, op))
+
+    def _track(self, x: Any) -> Any:
+        try:
+            self._live[id(x)] = x
+        except TypeError:  # not weakly referenceable: cannot be tracked, so never realised
+            pass
+        return x
