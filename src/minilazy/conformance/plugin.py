@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
+import time
 import traceback
 from collections import Counter
 from collections.abc import Generator
@@ -29,7 +31,7 @@ from typing import Any, cast
 
 import pytest
 
-from minilazy.conformance import report, xfail
+from minilazy.conformance import isolation, report, xfail
 from minilazy.conformance.adapter import (
     DEFAULT_IMPL,
     IMPL_VARIABLE,
@@ -47,16 +49,23 @@ from minilazy.conformance.registry import ops, rules
 
 SUITE_PARTS = ("minilazy", "conformance", "suite")
 SHOULD_FAILED = "SHOULD rule failed (reported, not fatal)"
-# Hypothesis profiles of an oracle run: `quick` when none is named, `ci` (derandomised: the
-# same examples every run) and `thorough`. They replace profiles of the same names (Hypothesis
-# has a built-in `ci`), but only in a run of the suite.
+# Hypothesis profiles of an oracle run. None of them runs Hypothesis's "explain" phase, whose
+# line tracer slows a pure-Python library under test by an order of magnitude.
+# - quick (the default): derandomised, no shrinking: a first run on a new implementation takes
+#   minutes, and says which rules fail; failing examples are not minimised.
+# - ci: the same examples, shrunk to the smallest failing one (what the shipped reports use).
+# - ci-noshrink: quick's other name (older commands use it).
+# - thorough: 200 random examples per test, shrunk.
+# They replace profiles of the same names (Hypothesis has a built-in `ci`), but only in a run
+# of the suite.
+_FAST = ["explicit", "reuse", "generate"]
 PROFILES: dict[str, dict[str, Any]] = {
-    "quick": {"max_examples": 10},
-    "ci": {"max_examples": 10, "derandomize": True, "database": None},
-    "thorough": {"max_examples": 200},
-    # `ci` without shrinking: for runs that only need to know which rules fail, fast.
+    "quick": {"max_examples": 10, "derandomize": True, "database": None, "phases": _FAST},
+    "ci": {"max_examples": 10, "derandomize": True, "database": None,
+           "phases": [*_FAST, "shrink"]},
     "ci-noshrink": {"max_examples": 10, "derandomize": True, "database": None,
-                    "phases": ["explicit", "reuse", "generate"]},
+                    "phases": _FAST},
+    "thorough": {"max_examples": 200, "phases": [*_FAST, "shrink"]},
 }
 
 
@@ -96,8 +105,11 @@ class Oracle:
     impl: str
     outcomes: dict[str, tuple[str, tuple[str, ...], str | None]] = field(default_factory=dict)
     uncovered: list[str] = field(default_factory=list)
-    failures: dict[str, str] = field(default_factory=dict)  # node id: its first crash text
+    failures: dict[str, str] = field(default_factory=dict)  # node id: its failure text
     deviations: Counter[str] = field(default_factory=Counter)  # dtype policy uses, in all
+    directory: Path | None = None  # the workers' current-test files (isolation.py)
+    report_path: str | None = None  # --spec-report: rewritten as tests finish
+    saved: float = 0.0  # when the report was last written
 
     def describe(self) -> dict[str, Any]:
         """The implementation, as the report names it (with its dtype policy, if declared)."""
@@ -110,9 +122,17 @@ class Oracle:
                                      "promotion": dict(policy.promotion)}
         return found
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """(pytest-xdist, in the controller) Tell a worker where its current-test file goes."""
+        node.workerinput["minilazy_oracle_dir"] = str(self.directory)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         props: dict[str, Any] = dict(report.user_properties)
         self.deviations.update(props.get("policy", {}))
+        if str(report.when) == "???" and self.directory is not None:  # xdist: a worker died
+            self._died(report)
+            return
         if "spec" not in props or (report.when != "call" and report.passed):
             return
         expected = str(getattr(report, "wasxfail", ""))
@@ -125,9 +145,25 @@ class Oracle:
         if self.outcomes.get(report.nodeid, ("",))[0] != "failed":  # a failed phase sticks
             self.outcomes[report.nodeid] = (outcome, tuple(props["spec"]), props.get("op"))
             if outcome == "failed":
-                crash = getattr(report.longrepr, "reprcrash", None)
-                self.failures[report.nodeid] = str(crash.message if crash is not None
-                                                   else report.longrepr)
+                self.failures[report.nodeid] = str(report.longrepr)
+        self.save()
+
+    def _died(self, report: pytest.TestReport) -> None:
+        assert self.directory is not None
+        worker = str(getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "?"))
+        cause, record = isolation.post_mortem(self.directory, worker)
+        nodeid = str(record.get("nodeid") or report.nodeid)
+        self.outcomes[nodeid] = ("failed", tuple(record.get("rules") or ()), record.get("op"))
+        self.failures[nodeid] = isolation.describe(cause, record)
+        self.save()
+
+    def save(self, final: bool = False) -> None:
+        """Write the JSON report now: as tests finish (at most every 2 s), and at the end."""
+        if self.report_path and (final or time.monotonic() - self.saved > 2.0):
+            found = self.results().to_json(self.describe(), capabilities_of(self.adapter))
+            found["policy"] = dict(sorted(self.deviations.items()))  # each deviation, once
+            report.write(self.report_path, found)
+            self.saved = time.monotonic()
 
     def results(self) -> report.Results:
         """The outcomes so far, by rule and by op."""
@@ -138,6 +174,7 @@ class Oracle:
 
 
 ORACLE = pytest.StashKey[Oracle]()
+WATCH = pytest.StashKey[isolation.Watch]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -152,6 +189,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the per-rule and per-op results as JSON to PATH")
     group.addoption("--lazy-rules", default=None, metavar="ID,ID",
                     help="run only the tests of these rules (e.g. LZ-CACHE-003,LZ-HASH-002)")
+    group.addoption("--lazy-timeout", default=300.0, type=float, metavar="SECONDS",
+                    help="stop a test running longer than this and report it hung (0: never;"
+                         " with pytest-xdist workers the run goes on; default 300)")
     group.addoption("--lazy-xfail", default=None, metavar="FILE",
                     help="expected failures: a TOML file mapping rule IDs or test ids to a "
                          "reason; they are reported as xfail, and passing one is an error")
@@ -205,6 +245,16 @@ def pytest_configure(config: pytest.Config) -> None:
                                 f"{type(e).__name__}: {e}") from e
     oracle = Oracle(adapter, impl or DEFAULT_IMPL)
     use_policy(policy_of(adapter))  # expected values take the adapter's declared dtypes
+    worker = getattr(config, "workerinput", None)
+    if worker is None:  # the controller (or a run without workers)
+        oracle.directory = isolation.fresh_directory(Path(tempfile.gettempdir()))
+        oracle.report_path = config.getoption("spec_report")
+    else:
+        oracle.directory = Path(worker["minilazy_oracle_dir"])
+    watch = isolation.Watch(oracle.directory, worker["workerid"] if worker else "main",
+                            float(config.getoption("lazy_timeout")))
+    isolation.install(watch)
+    config.stash[WATCH] = watch
     config.stash[ORACLE] = oracle
     config.pluginmanager.register(oracle, "minilazy-conformance-oracle")
 
@@ -332,6 +382,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     return rep
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None
+                            ) -> Generator[None, object, object]:
+    """Watch each spec test: a crash or a hang of the library is then reported, not lost."""
+    watch = item.config.stash.get(WATCH, None)
+    if watch is None:
+        return (yield)
+    watch.start(stable_id(item), rule_ids(item), _op_of(item))
+    try:
+        return (yield)
+    finally:
+        watch.stop()
+
+
 @pytest.hookimpl(wrapper=True, trylast=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     """Seed Hypothesis from the rule and the test, not from the test's path.
@@ -360,15 +424,12 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     results = oracle.results()
     for rid, reason in xfail.load(config.getoption("lazy_xfail")).items():
         if rid in rules() and results.rule_status(rid) == "passed":  # fixed: say so
-            results.add(f"{rid} (--lazy-xfail)", "failed", [rid], None,
-                        f"expected to fail ({reason}), but every test of {rid} passed")
+            name = f"{rid} (--lazy-xfail)"
+            oracle.outcomes[name] = ("failed", (rid,), None)
+            oracle.failures[name] = f"expected to fail ({reason}), but every test passed"
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    oracle.uncovered = results.uncovered(capabilities_of(oracle.adapter))
-    path = config.getoption("spec_report")
-    if path:
-        found = results.to_json(oracle.describe(), capabilities_of(oracle.adapter))
-        found["policy"] = dict(sorted(oracle.deviations.items()))  # each deviation, once
-        report.write(path, found)
+    oracle.uncovered = oracle.results().uncovered(capabilities_of(oracle.adapter))
+    oracle.save(final=True)
     if config.getoption("spec_coverage") and oracle.uncovered:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

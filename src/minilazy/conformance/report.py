@@ -63,7 +63,15 @@ def summarize(text: str) -> dict[str, str]:
     notes = re.sub(r" at 0x[0-9a-f]+>", ">", "\n".join(example).strip())  # run to run
     if len(notes) > EXAMPLE_CHARS:
         notes = notes[:EXAMPLE_CHARS - 4] + "\n..."
-    return {"message": short, "example": notes}
+    found = {"message": short, "example": notes}
+    if "distinct failures" in text:  # Hypothesis found several: keep each one's message
+        found["all"] = "\n".join(dict.fromkeys(m.group(1)[:MESSAGE_CHARS]
+                                                for m in _SUBFAILURE.finditer(text)))
+    return found
+
+
+# A sub-exception's message in an exception group's text: "    | ValueError: too small".
+_SUBFAILURE = re.compile(r"^[ |]*\| (\w+(?:Error|Exception): .+)$", re.M)
 
 
 def status(outcomes: dict[str, list[str]]) -> str:

@@ -1,6 +1,7 @@
 """The minimal adapter of the guide: JAX's NumPy, op by op (``docs/adapter.md``)."""
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -9,7 +10,8 @@ import numpy as np
 from minilazy.conformance.adapter import Counters, DtypePolicy
 from minilazy.conformance.base import BaseAdapter
 
-jax.config.update("jax_enable_x64", True)  # 64-bit dtypes, as NumPy has (this process only)
+_update = cast(Callable[[str, bool], None], jax.config.update)  # untyped in jax
+_update("jax_enable_x64", True)  # 64-bit dtypes, as NumPy has (this process only)
 
 
 class JaxNumpy(BaseAdapter):
@@ -35,7 +37,4 @@ class JaxNumpy(BaseAdapter):
         return tuple(x.shape)
 
     def dtype(self, x: Any) -> np.dtype[Any]:
-        return np.dtype(x.dtype)
-
-    def op_setitem(self, x: Any, key: Any, value: Any) -> Any:
-        raise NotImplementedError("JAX arrays are immutable: x.at[key].set(value) is a copy")
+        return np.dtype(str(x.dtype))

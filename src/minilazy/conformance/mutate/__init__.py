@@ -152,7 +152,8 @@ def run(mutant: Mutant, profile: str = "ci", fast: bool = True, timeout: float =
         profile = "ci-noshrink"
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
-        options = [f"--hypothesis-profile={profile}", f"--spec-report={report}", "-q"]
+        options = [f"--hypothesis-profile={profile}", f"--spec-report={report}", "-q",
+                   "-p", "no:xdist"]  # the mutants do not crash: no worker to start
         if fast:
             options += [f"--lazy-rules={','.join(mutant.breaks)}", "-x"]
             if mutant.focus:

@@ -22,7 +22,7 @@ from minilazy.conformance.strategies import (
     examples,
     loop_exists,
 )
-from minilazy.conformance.suite.util import fresh, observe_all
+from minilazy.conformance.suite.util import explain_call, fresh, observe_all
 
 Array = np.ndarray[Any, Any]
 UNARY = sorted(n for n, s in ops().items() if s.kind == "elementwise" and s.arity == 1)
@@ -41,6 +41,7 @@ def _check(adapter: OptionalAdapter, op: str, calls: list[tuple[Any, ...]]) -> N
     calls = [c for c in calls if allowed(adapter, op, *(a.dtype for a in c
                                                          if isinstance(a, np.ndarray)))]
     for args in calls:
+        explain_call(op, args)
         try:
             want = numpy_apply(op, *args)
         except (TypeError, OverflowError) as e:  # subclasses of these are NumPy's own

@@ -13,7 +13,7 @@ from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply, reduction_bound
 from minilazy.conformance.registry import ops
 from minilazy.conformance.strategies import arrays, axes, dtypes_for, examples
-from minilazy.conformance.suite.util import fresh
+from minilazy.conformance.suite.util import explain_call, fresh
 
 REDUCTIONS = sorted(n for n, s in ops().items() if s.kind == "reduction")
 
@@ -22,6 +22,7 @@ def check(adapter: OptionalAdapter, op: str, args: list[Any], kwargs: dict[str, 
     """``op`` on the adapter matches NumPy's (or raises at the call where NumPy raises)."""
     spec = ops()[op]
     fresh(adapter)
+    explain_call(op, args, kwargs)
     try:
         want = numpy_apply(op, *args, **kwargs)
     except (TypeError, ValueError) as e:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -12,6 +12,7 @@ import pytest
 from hypothesis import note
 from hypothesis.errors import InvalidArgument
 
+from minilazy.conformance import isolation
 from minilazy.conformance.adapter import Counters, OptionalAdapter
 from minilazy.conformance.oracle import assert_close
 from minilazy.conformance.programs import (
@@ -168,10 +169,30 @@ def explain(text: str) -> None:
         >>> explain("shown on failure")
         shown on failure
     """
+    isolation.note(text)  # kept on disk too: if the library crashes, the report shows it
     try:
         note(text)
     except InvalidArgument:  # not inside a Hypothesis test: pytest shows captured output
         print(text)
+
+
+def explain_call(op: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None) -> None:
+    """Note a single op call as Python (``explain``): a test's program when it is one call.
+
+    Example:
+        >>> explain_call("add", [np.array([1, 2], np.int8), 3])
+        program as Python:
+        add(np.array([1, 2], dtype=int8), 3)
+    """
+    def show(a: Any) -> str:
+        if isinstance(a, np.ndarray):
+            return f"np.array({a.tolist()!r}, dtype={a.dtype})"
+        if isinstance(a, list):
+            return "[" + ", ".join(show(x) for x in a) + "]"
+        return repr(a)
+
+    params = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in (kwargs or {}).items()]
+    explain(f"program as Python:\n{op}({', '.join(params)})")
 
 
 def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",

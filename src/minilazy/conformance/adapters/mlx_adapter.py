@@ -1,0 +1,153 @@
+"""MLX (``mlx.core``) on its CPU device as an implementation under test.
+
+    python -m minilazy.conformance --lazy-impl=minilazy.conformance.adapters.mlx_adapter:mlx
+
+MLX is lazy: each op records a node and returns an ``mx.array`` at once, and nothing runs until
+``mx.eval`` is called on arrays or a value is read (``np.array(x)``, ``x.item()``), which
+evaluates what it needs. So the barrier (``mark_step``) is ``mx.eval`` of every live array this
+adapter made (:class:`BaseAdapter` tracks them), ``sync(*xs)`` is ``mx.eval(*xs)``, and an
+observation is ``np.array(x)``. Shapes and dtypes are known at record time (``metadata``);
+``x[key] = v`` and ``x += y`` rebind the array (``setitem``); float64 exists on the CPU
+(``float64``); ``mx.grad`` differentiates lazily (``autodiff``). MLX keeps no count of
+compiles or executions and exposes no graph key, IR or pending state: rules needing those skip.
+
+The adapter translates spelling only: NumPy dtypes to MLX's (also on the way in, where
+``mx.array`` would turn float64 data into float32), ``correction`` to ``ddof``, ``dtype=`` of
+``sum`` and ``prod`` to a cast of the input, tuples to what MLX takes. It never casts a result,
+picks a dtype or converts an exception: MLX's dtype rules are stated in ``DTYPE_POLICY``, and
+every other difference is a finding.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from minilazy.conformance.adapter import DtypePolicy
+from minilazy.conformance.base import BaseAdapter
+
+try:
+    import mlx.core as mx
+except ImportError as error:  # the suite skips this adapter's tests on ImportError
+    raise ImportError("the MLX adapter needs MLX: pip install mlx mlx-cpu") from error
+
+Array = np.ndarray[Any, Any]
+NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+         "float16", "float32", "float64")
+TO_MLX: dict[np.dtype[Any], Any] = {np.dtype(n): getattr(mx, n if n != "bool" else "bool_")
+                                    for n in NAMES}
+TO_NUMPY: dict[Any, np.dtype[Any]] = {v: k for k, v in TO_MLX.items()}
+# `x op= y` for each binary op with an in-place operator (MLX's update the array object).
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
+    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
+    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
+    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
+    "matmul": operator.imatmul,
+}
+# MLX's dtype rules where they differ from NumPy's: float32 is the default float (Python
+# floats, int / int, the mean of ints, int64 with uint64); an integer with a float keeps the
+# float's dtype (int16 + float16 is float16, int32 + float32 is float32); matmul is for floats.
+_F16_WITH = ("int16", "int32", "int64", "uint16", "uint32", "uint64")
+DTYPE_POLICY = DtypePolicy(
+    default_float="float32",
+    promotion={f"float16,{i}": "float16" for i in _F16_WITH},
+    unsupported=frozenset(f"matmul:{d}" for d in NAMES if not d.startswith("float")))
+
+
+def _ddof(correction: float) -> int:
+    if correction != int(correction):
+        raise NotImplementedError(f"MLX's ddof is an integer: no correction={correction}")
+    return int(correction)
+
+
+class MlxAdapter(BaseAdapter):
+    """``mlx.core`` on the CPU, as the conformance suite drives it."""
+
+    name, version, namespace = "mlx-cpu", metadata.version("mlx"), mx
+    capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff"})
+    dtype_policy = DTYPE_POLICY
+
+    def array(self, host: Array) -> Any:
+        return mx.array(host, dtype=TO_MLX[host.dtype])
+
+    def realize(self, xs: list[Any]) -> None:
+        mx.eval(*xs)
+
+    def is_tensor(self, x: Any) -> bool:
+        return isinstance(x, mx.array)
+
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+        kwargs.pop("device", None)  # one device: the default, the CPU
+        if kwargs.get("dtype") is not None:
+            kwargs["dtype"] = TO_MLX[np.dtype(kwargs["dtype"])]
+        return super().apply(op, *args, **kwargs)
+
+    # -- optional methods ---------------------------------------------------------------------
+    def sync(self, *xs: Any) -> None:
+        mx.eval(*xs)
+
+    def shape(self, x: Any) -> tuple[int, ...]:
+        return tuple(x.shape)
+
+    def dtype(self, x: Any) -> np.dtype[Any]:
+        return TO_NUMPY[x.dtype]
+
+    def inplace(self, op: str, x: Any, other: Any) -> Any:
+        return self._track(INPLACE[op](x, other))
+
+    def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
+        g = mx.grad(f, argnums=list(argnums))  # one argnum: the gradient itself, not a tuple
+        return lambda *xs: (g(*xs),) if len(argnums) == 1 else tuple(g(*xs))
+
+    # -- ops MLX spells differently -----------------------------------------------------------
+    def op_clip(self, x: Any, min: Any = None, max: Any = None) -> Any:
+        return mx.clip(x, min, max)
+
+    def op_astype(self, x: Any, dtype: Any, copy: bool = True) -> Any:
+        return mx.astype(x, TO_MLX[np.dtype(dtype)])
+
+    def op_sum(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        return mx.sum(x if dtype is None else x.astype(dtype), axis=axis, keepdims=keepdims)
+
+    def op_prod(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
+        return mx.prod(x if dtype is None else x.astype(dtype), axis=axis, keepdims=keepdims)
+
+    def op_var(self, x: Any, axis: Any = None, correction: float = 0.0,
+               keepdims: bool = False) -> Any:
+        return mx.var(x, axis=axis, keepdims=keepdims, ddof=_ddof(correction))
+
+    def op_std(self, x: Any, axis: Any = None, correction: float = 0.0,
+               keepdims: bool = False) -> Any:
+        return mx.std(x, axis=axis, keepdims=keepdims, ddof=_ddof(correction))
+
+    def op_tensordot(self, x1: Any, x2: Any, axes: Any = 2) -> Any:
+        return mx.tensordot(x1, x2, axes=axes if isinstance(axes, int) else list(axes))
+
+    def op_reshape(self, x: Any, shape: Any, copy: Any = None) -> Any:
+        return mx.reshape(x, (shape,) if isinstance(shape, int) else tuple(shape))
+
+    def op_expand_dims(self, x: Any, axis: Any = 0) -> Any:
+        return mx.expand_dims(x, axis)
+
+    def op_arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None) -> Any:
+        return mx.arange(0 if stop is None else start, start if stop is None else stop, step,
+                         dtype=dtype)
+
+
+def mlx() -> MlxAdapter:
+    """The MLX adapter on MLX's CPU device (which becomes MLX's default device).
+
+    Example:
+        >>> a = mlx()
+        >>> y = a.apply("multiply", a.from_numpy(np.arange(3.0)), 2.0)
+        >>> a.dtype(y), a.to_numpy(y).tolist()
+        (dtype('float64'), [0.0, 2.0, 4.0])
+    """
+    mx.set_default_device(mx.cpu)
+    return MlxAdapter()
