@@ -46,10 +46,40 @@ def benchmarks(session: nox.Session) -> None:
 def conformance(session: nox.Session) -> None:
     """The oracle on minilazy (CPU): nox -s conformance [-- --hypothesis-profile=thorough]."""
     session.install(".[test]")
-    session.run("pytest", "--pyargs", "minilazy.conformance",
+    session.run("python", "-m", "minilazy.conformance",
                 "--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:cpu",
                 "--hypothesis-profile=ci", "--spec-coverage",
                 "--spec-report=conformance-minilazy-cpu.json", *session.posargs)
+
+
+@nox.session
+def mutate(session: nox.Session) -> None:
+    """The oracle's mutation score, the whole suite on every mutant: the docs' table."""
+    session.install(".[test]")
+    session.run("python", "-m", "minilazy.conformance.mutate", "--full",
+                "--markdown", "docs/_generated/mutation.md", *session.posargs)
+
+
+@nox.session
+def conformance_reports(session: nox.Session) -> None:
+    """The conformance matrix of the docs, remade: minilazy, its reference, the toy, tinygrad
+    and MLX (the PyTorch peers have sessions of their own: conformance_ltc)."""
+    session.install(".[test]", "tinygrad", "mlx", "mlx-cpu")  # tinygrad also needs clang
+    reports = "docs/_generated/reports"
+    for name, impl, profile in [
+            ("minilazy-cpu", "minilazy.conformance.adapters.minilazy_adapter:cpu", "ci"),
+            ("minilazy-reference", "minilazy.conformance.adapters.reference_adapter:reference",
+             "ci"),
+            ("toy", "minilazy.conformance.toy:toy", "ci"),
+            ("tinygrad", "minilazy.conformance.adapters.tinygrad_adapter:tinygrad", "quick"),
+            ("mlx", "minilazy.conformance.adapters.mlx_adapter:mlx", "quick")]:
+        session.run("python", "-m", "minilazy.conformance", f"--lazy-impl={impl}",
+                    f"--hypothesis-profile={profile}", f"--spec-report={reports}/{name}.json",
+                    "-q", success_codes=[0, 1])
+    session.run("python", "-m", "minilazy.conformance.matrix",
+                *(f"{reports}/{n}.json" for n in ("minilazy-cpu", "minilazy-reference", "toy",
+                                                  "tinygrad", "mlx", "torch-lazy", "torch-xla")),
+                "--out", "docs/_generated/conformance.md")
 
 
 @nox.session
@@ -59,7 +89,7 @@ def conformance_ltc(session: nox.Session, backend: str) -> None:
     # PyTorch/XLA pins its torch (DESIGN.md: torch 2.9.1 with torch_xla 2.9.0, about 6.5 GB).
     peers = ["torch==2.13.0"] if backend == "ltc" else ["torch==2.9.1", "torch_xla==2.9.0"]
     session.install(".[test]", *peers)
-    session.run("pytest", "--pyargs", "minilazy.conformance",
+    session.run("python", "-m", "minilazy.conformance",
                 f"--lazy-impl=minilazy.conformance.adapters.torch_lazy:{backend}",
                 # no shrinking: the peers fail ~150 tests, and shrinking each takes minutes
                 "--hypothesis-profile=ci-noshrink",

@@ -95,7 +95,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
         _check_inputs(c)
     donated = _donations(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
-    entry = runtime.CACHE.lookup(c.key, donated)
+    entry = runtime.CACHE.lookup(c, donated)
     hit = entry is not None
     if entry is None:
         limit = current_policy().max_depth

@@ -42,6 +42,8 @@ class Cut:
         outputs: the position in ``order`` of each root.
         device: where the program runs.
         key: the cache key: structure, attributes, shapes, dtypes, wiring, device.
+        structure: what ``key`` hashes (digests, wiring, outputs, device): a cache hit is
+            checked against it, so two structures whose keys collide never share a program.
         edges: how many operand references the nodes of ``order`` hold (each node's operands
             are in ``order`` too): what a barrier needs to tell whether anything outside the
             cut still references its nodes before it donates their buffers.
@@ -63,6 +65,7 @@ class Cut:
     device: Device
     key: int
     edges: int
+    structure: tuple[object, ...] = ()
 
     @property
     def operands(self) -> tuple[tuple[int, ...], ...]:
@@ -139,7 +142,8 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     # The wiring, flat: each node's digest fixes its arity, so the flat list reads back uniquely.
     edges = tuple([index[o] for n in order for o in n.operands])
     outputs = tuple([index[r] for r in roots])
-    key = hash((tuple([n.digest for n in order]), edges, outputs, device.code))
+    structure = (tuple([n.digest for n in order]), edges, outputs, device.code)
+    key = hash(structure)
     params = tuple([n for n in leaves if n.op is Op.DATA])
     # (a SCALAR with attrs is a constant, baked into the program: not a parameter)
     found = [n for n in leaves if n.op is Op.SCALAR and not n.attrs]
@@ -149,7 +153,8 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     scalars = tuple(found)
     ordered = sorted(kinds, key=CODE.__getitem__)
     groups = tuple([(d, kinds[d]) for d in ordered]) if len(scalars) <= PACK_LIMIT else ()
-    return Cut(order, index, params, scalars, groups, outputs, device, key, len(edges))
+    return Cut(order, index, params, scalars, groups, outputs, device, key, len(edges),
+               structure)
 
 
 def bands(order: Sequence[Node], limit: int) -> list[list[Node]] | None:

@@ -295,12 +295,14 @@ class Compiled:
         donated: which parameters' buffers it may reuse for its outputs.
         lowered: the lowered (StableHLO) form, for printers.
         ran: whether it has run once (the runtime donates only to a program that has).
+        structure: what the cache key of the cut it was compiled for hashes.
     """
 
     executable: Any
     donated: tuple[bool, ...]
     lowered: Any
     ran: bool = False
+    structure: tuple[object, ...] = ()
 
 
 def _options(device: Device) -> dict[str, Any] | None:

@@ -191,11 +191,16 @@ class CompileCache:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def lookup(self, key: int, donated: tuple[bool, ...]) -> Compiled | None:
-        """The cached program, marked most recently used; ``None`` on a miss."""
-        entry = self._entries.get((key, donated))
-        if entry is not None:
-            self._entries.move_to_end((key, donated))
+    def lookup(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
+        """The program cached for ``c``, marked most recently used; ``None`` on a miss.
+
+        A hit is checked against the structure it was compiled for: two structures whose
+        64-bit keys collide never share a program (the second one compiles, and replaces it).
+        """
+        entry = self._entries.get((c.key, donated))
+        if entry is None or entry.structure != c.structure:
+            return None
+        self._entries.move_to_end((c.key, donated))
         return entry
 
     def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
@@ -210,6 +215,7 @@ class CompileCache:
         COUNTERS.compiles += 1
         COUNTERS.compile_seconds += seconds
         COUNTERS.compile_times.append(seconds)
+        entry.structure = c.structure
         self._entries[(c.key, donated)] = entry
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
