@@ -281,3 +281,15 @@ def test_an_interrupt_during_a_donating_run_is_held_until_the_tensors_are_reboun
         runtime.execute = real
     assert not w.is_pending  # rebound before the interrupt was let through
     np.testing.assert_array_equal(w.numpy(), np.full((8, 8), 0.125, np.float32))
+
+
+def test_a_program_that_runs_out_of_memory_fails_alone() -> None:
+    # A real failure, not an injected one: 4 TiB cannot be allocated here. It may surface at
+    # the call or only when a result is read (asynchronously): a first run is waited for.
+    keep = ml.asarray(np.arange(3.0)) * 2.0
+    huge = ml.ones((2**20, 2**20), dtype=ml.float32) * 2.0
+    with pytest.raises(Exception, match="(?i)memory|resource"):
+        ml.mark_step()
+    assert keep.tolist() == [0.0, 2.0, 4.0]
+    assert "failed" in repr(huge)
+    ml.mark_step()

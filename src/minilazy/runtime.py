@@ -232,9 +232,10 @@ CACHE: Final = CompileCache()
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     """Run a compiled program; returns its output buffers (possibly still being computed).
 
-    A donating program's first run gets copies of the buffers it would consume: JAX deletes
-    donated inputs even when the run fails (out of memory), and a program that never ran may
-    well fail. Once it has run, it consumes them.
+    A program's first run gets copies of the buffers it would consume (JAX deletes donated
+    inputs even when the run fails, out of memory say, and a program that never ran may well
+    fail), and is waited for (a failure may otherwise surface only when a result is read).
+    Once it has run, it consumes its donated inputs and runs asynchronously.
 
     ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
     time that outlasts the call shows up where the host first waits (``to_host``).
@@ -245,6 +246,11 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
             args = [jax.device_put(a, may_alias=False) if d else a
                     for a, d in zip(args, (*entry.donated, *[False] * len(args)))]
         outs: Sequence[Any] = entry.executable(*args)
+        if not entry.ran:
+            # A first run's failure (out of memory) may surface only when its results are
+            # read: wait for them here, where the barrier can still isolate the failure.
+            for out in outs:
+                out.block_until_ready()
     entry.ran = True
     seconds = time.perf_counter() - start
     COUNTERS.executions += 1

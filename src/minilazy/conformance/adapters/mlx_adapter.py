@@ -52,12 +52,14 @@ INPLACE: dict[str, Callable[[Any, Any], Any]] = {
 }
 # MLX's dtype rules where they differ from NumPy's: float32 is the default float (Python
 # floats, int / int, the mean of ints, int64 with uint64); an integer with a float keeps the
-# float's dtype (int16 + float16 is float16, int32 + float32 is float32); matmul is for floats.
-_F16_WITH = ("int16", "int32", "int64", "uint16", "uint32", "uint64")
+# float's dtype (int16 + float16 is float16, int32 + float32 is float32); matmul and tensordot
+# take floats only.
 DTYPE_POLICY = DtypePolicy(
     default_float="float32",
-    promotion={f"float16,{i}": "float16" for i in _F16_WITH},
-    unsupported=frozenset(f"matmul:{d}" for d in NAMES if not d.startswith("float")))
+    promotion={f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
+                                                     "uint32", "uint64")},
+    unsupported=frozenset(f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
+                          if not d.startswith("float")))
 
 
 def _ddof(correction: float) -> int:
