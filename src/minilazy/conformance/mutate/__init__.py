@@ -118,6 +118,7 @@ class Outcome:
     failed_tests: frozenset[str]
     seconds: float
     error: str = ""
+    tests: frozenset[str] = frozenset()  # every spec test the run reported on
 
     @property
     def killed(self) -> bool:
@@ -174,7 +175,9 @@ def run(mutant: Mutant, profile: str = "ci", fast: bool = True, timeout: float =
         data = json.loads(report.read_text())
     failed_rules = frozenset(r for r, v in data["rules"].items() if v["status"] == "failed")
     failed_tests = frozenset(t for v in data["rules"].values() for t in v.get("failed", []))
-    return Outcome(mutant, failed_rules, failed_tests, seconds)
+    tests = frozenset(t for v in data["rules"].values()
+                      for outcome in ("passed", "failed") for t in v.get(outcome, []))
+    return Outcome(mutant, failed_rules, failed_tests, seconds, tests=tests)
 
 
 def run_all(mutants: Iterable[Mutant], profile: str = "ci", fast: bool = True, jobs: int = 2
@@ -215,12 +218,16 @@ def table(outcomes: Sequence[Outcome]) -> list[str]:
     return lines
 
 
-def unkilled_tests(outcomes: Sequence[Outcome], all_tests: Iterable[str]) -> list[str]:
-    """Spec tests that no mutant fails (meaningful only for ``full`` runs).
+def unkilled_tests(outcomes: Sequence[Outcome]) -> list[str]:
+    """Spec tests that ran against some mutant and failed against none (``full`` runs).
+
+    A test no mutant fails is either checking something no mutant breaks (a mutant is missing)
+    or checking nothing at all: each is worth a look.
 
     Example:
-        >>> unkilled_tests([], ["suite/test_x.py::test_y"])
-        ['suite/test_x.py::test_y']
+        >>> unkilled_tests([])
+        []
     """
+    ran = set().union(*(o.tests for o in outcomes)) if outcomes else set()
     failed = set().union(*(o.failed_tests for o in outcomes)) if outcomes else set()
-    return sorted(set(all_tests) - failed)
+    return sorted(ran - failed)

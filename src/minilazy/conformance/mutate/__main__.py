@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from minilazy.conformance.mutate import CATALOGUE, run_all, table
+from minilazy.conformance.mutate import CATALOGUE, run_all, table, unkilled_tests
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,6 +42,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     outcomes = run_all(chosen, args.profile, fast=not args.full, jobs=args.jobs)
     lines = table(outcomes)
+    if args.full:
+        quiet = unkilled_tests(outcomes)
+        ran = len(set().union(*(o.tests for o in outcomes)))
+        lines += ["", f"Spec tests no mutant fails: {len(quiet)} of {ran}.", "",
+                  *(f"- `{t}`" for t in quiet)]
     print("\n".join(lines))
     for o in outcomes:
         if o.error:
