@@ -1,25 +1,23 @@
-"""tinygrad (its ``CPU`` device, kernels compiled by clang) as an implementation under test.
+"""tinygrad on its ``CPU`` device (kernels compiled by clang) as an implementation under test.
 
-``--lazy-impl=minilazy.conformance.adapters.tinygrad_adapter:tinygrad``.
-
-How tinygrad's laziness maps onto the protocol. Every ``Tensor`` op records a ``UOp`` graph and
-runs nothing; ``Tensor.realize(*xs)`` schedules, compiles and runs the kernels that materialise
-``xs`` (``sync``), and the barrier realises every live tensor the adapter made (tinygrad has no
-``mark_step``). An observation is ``Tensor.numpy()``, tinygrad's own, which runs the graph into
-a copy. A tensor is pending while the buffer under its ``UOp`` is unrealised. The only count
-tinygrad keeps is ``GlobalCounters.kernel_count``, kernel launches (copies included): capability
-``executions``. Gradients are ``Tensor.gradient``, which records the backward graph lazily.
+``--lazy-impl=minilazy.conformance.adapters.tinygrad_adapter:tinygrad``. How tinygrad's laziness
+maps onto the protocol: every ``Tensor`` op records a ``UOp`` graph and runs nothing;
+``Tensor.realize(*xs)`` schedules, compiles and runs the kernels of ``xs`` (``sync``); the
+barrier realises every live tensor the adapter made (tinygrad has no ``mark_step``); an
+observation is tinygrad's own ``Tensor.numpy()``; a tensor is pending while the buffer under its
+``UOp`` is unrealised; the only count tinygrad keeps, ``GlobalCounters.kernel_count`` (kernel
+launches, copies included), is capability ``executions``; ``Tensor.gradient`` records gradients.
 
 The adapter translates spelling only (``keepdims`` is ``keepdim``, ``concat`` is ``Tensor.cat``,
 NumPy dtypes become tinygrad's); it never casts values, picks a dtype or converts an exception.
 Ops tinygrad has no function for (``expm1``, ``log1p``, ``atan2``, ``tensordot``) are
-unsupported, and their tests skip. ``TINYGRAD_POLICY`` states tinygrad's dtype rules.
+unsupported. ``TINYGRAD_POLICY`` states tinygrad's dtype rules.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
@@ -43,6 +41,8 @@ TO_NUMPY = {getattr(dtypes, n): np.dtype(n) for n in NAMES}
 # Weak dtypes (an int tensor times a Python float) materialise as the default ones.
 TO_NUMPY.update({dtypes.weakfloat: TO_NUMPY[dtypes.default_float],
                  dtypes.weakint: TO_NUMPY[dtypes.default_int]})
+# Spec ops that are Python operators on tinygrad tensors (either operand may be a Python scalar);
+# ``x op= y`` is the operator's in-place form (operator.iadd for operator.add, ...).
 OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
     "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
@@ -51,13 +51,9 @@ OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
     "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
     "matmul": operator.matmul}
-INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
-    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
-    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
-    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
-    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
-    "matmul": operator.imatmul}
+# Keyword arguments tinygrad spells differently.
+KEYWORDS = {"keepdims": "keepdim", "min": "min_", "max": "max_"}
+# The logical ops: the bitwise ones on the operands' truth values.
 LOGICAL = {"logical_and": operator.and_, "logical_or": operator.or_, "logical_xor": operator.xor}
 # tinygrad's dtype rules where they differ from NumPy's and a policy can say so: floats default
 # to float32 (Python floats, creation, int / int, the mean of ints, a signed int with uint64), an
@@ -69,24 +65,13 @@ TINYGRAD_POLICY = DtypePolicy(
     unsupported=frozenset({"bitwise_left_shift:bool", "bitwise_right_shift:bool"}))
 
 
-def _leaves(tree: Any) -> Iterator[Any]:
-    """The tensors of ``tree`` (a tensor, or lists, tuples and dicts of them), in order."""
+def _map(tree: Any, fn: Callable[[Any], Any]) -> Any:
+    """``tree`` (a tensor, or lists, tuples and dicts of them) with ``fn`` applied to each."""
     if isinstance(tree, dict):
-        tree = list(tree.values())
+        return {k: _map(v, fn) for k, v in tree.items()}
     if isinstance(tree, (list, tuple)):
-        for item in tree:
-            yield from _leaves(item)
-    else:
-        yield tree
-
-
-def _rebuild(tree: Any, leaves: Iterator[Any]) -> Any:
-    """``tree`` with its tensors replaced, in order, by ``leaves``."""
-    if isinstance(tree, dict):
-        return {k: _rebuild(v, leaves) for k, v in tree.items()}
-    if isinstance(tree, (list, tuple)):
-        return type(tree)(_rebuild(v, leaves) for v in tree)
-    return next(leaves)
+        return type(tree)(_map(v, fn) for v in tree)
+    return fn(tree)
 
 
 class TinygradAdapter(BaseAdapter):
@@ -107,60 +92,31 @@ class TinygradAdapter(BaseAdapter):
 
     def realize(self, xs: list[Any]) -> None:
         if xs:
-            xs[0].realize(*xs[1:])
-
-    def is_tensor(self, x: Any) -> bool:
-        return isinstance(x, Tensor)
+            Tensor.realize(*xs)
 
     def supports(self, op: str) -> bool:
-        return op in OPERATORS or super().supports(op)
+        return op in OPERATORS or op in LOGICAL or super().supports(op)
 
     def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
-        # A NumPy scalar operand (the suite makes some from 0-d arrays) is a 0-d array.
-        args = tuple(self.from_numpy(np.asarray(a)) if isinstance(a, np.generic) else a
-                     for a in args)
-        if "keepdims" in kwargs:
-            kwargs["keepdim"] = kwargs.pop("keepdims")
-        if kwargs.get("dtype") is not None:
-            kwargs["dtype"] = getattr(dtypes, np.dtype(kwargs["dtype"]).name)
-        for unused in ("device", "copy"):
-            kwargs.pop(unused, None)
+        args = tuple(self._argument(a) for a in args)
+        kwargs = {KEYWORDS.get(k, k): self._argument(v) for k, v in kwargs.items()
+                  if k not in ("device", "copy")}
         if op in OPERATORS:
             return self._track(OPERATORS[op](*args))
+        if op in LOGICAL:
+            return self._track(LOGICAL[op](*(a.cast(dtypes.bool) if isinstance(a, Tensor)
+                                             else bool(a) for a in args)))
+        if op in ("maximum", "minimum") and not isinstance(args[0], Tensor):
+            args = args[::-1]  # symmetric methods: called on the operand that is a tensor
         if op in ("var", "std"):
-            kwargs.setdefault("correction", 0)
+            kwargs.setdefault("correction", 0)  # the Array API's default; tinygrad's is 1
         return super().apply(op, *args, **kwargs)
 
-    # -- ops spelled differently -----------------------------------------------------------------
-    def _pair(self, method: str, x1: Any, x2: Any) -> Any:
-        """A symmetric binary method, called on whichever operand is a tensor."""
-        return getattr(x1, method)(x2) if isinstance(x1, Tensor) else getattr(x2, method)(x1)
-
-    def op_maximum(self, x1: Any, x2: Any) -> Any:
-        return self._pair("maximum", x1, x2)
-
-    def op_minimum(self, x1: Any, x2: Any) -> Any:
-        return self._pair("minimum", x1, x2)
-
-    def op_logical_and(self, x1: Any, x2: Any) -> Any:
-        return self._logical("logical_and", x1, x2)
-
-    def op_logical_or(self, x1: Any, x2: Any) -> Any:
-        return self._logical("logical_or", x1, x2)
-
-    def op_logical_xor(self, x1: Any, x2: Any) -> Any:
-        return self._logical("logical_xor", x1, x2)
-
-    def _logical(self, op: str, x1: Any, x2: Any) -> Any:
-        """A logical op: the bitwise one on the operands' truth values (``cast(bool)``)."""
-        return LOGICAL[op](*(x.cast(dtypes.bool) if isinstance(x, Tensor) else bool(x)
-                             for x in (x1, x2)))
-
-    def op_astype(self, x: Any, dtype: Any, copy: bool = True) -> Any:
-        return x.cast(getattr(dtypes, np.dtype(dtype).name))
-
-    def op_clip(self, x: Any, min: Any = None, max: Any = None) -> Any:
-        return x.clip(min, max)
+    def _argument(self, a: Any) -> Any:
+        """``a`` as tinygrad takes it: a NumPy dtype as tinygrad's, a NumPy scalar as 0-d data."""
+        if isinstance(a, np.dtype):
+            return getattr(dtypes, a.name)
+        return self.from_numpy(np.asarray(a)) if isinstance(a, np.generic) else a
 
     def op_expand_dims(self, x: Any, axis: int = 0) -> Any:
         return x.unsqueeze(axis)
@@ -202,13 +158,12 @@ class TinygradAdapter(BaseAdapter):
 
     def op_linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
                     endpoint: bool = True) -> Any:
-        if endpoint:
-            return Tensor.linspace(start, stop, num, dtype=dtype)
-        return Tensor.linspace(start, stop, num + 1, dtype=dtype)[:num]
+        # Without the endpoint: the same step, (stop - start) / num; num + 1 points less the last.
+        return Tensor.linspace(start, stop, num + (not endpoint), dtype=dtype)[:num]
 
-    # -- optional methods ------------------------------------------------------------------------
     def inplace(self, op: str, x: Any, other: Any) -> Any:
-        return self._track(INPLACE[op](x, other))
+        in_place = getattr(operator, f"i{OPERATORS[op].__name__.rstrip('_')}")
+        return self._track(in_place(x, other))
 
     def sync(self, *xs: Any) -> None:
         self.realize(list(xs))
@@ -229,9 +184,10 @@ class TinygradAdapter(BaseAdapter):
         """``Tensor.gradient`` of ``f``'s result with respect to the arguments ``argnums``."""
 
         def gradient(*args: Any) -> tuple[Any, ...]:
-            leaves = [x for i in argnums for x in _leaves(args[i])]
+            leaves: list[Any] = []
+            _map([args[i] for i in argnums], leaves.append)
             grads = iter([self._track(g) for g in f(*args).gradient(*leaves)])
-            return tuple(_rebuild(args[i], grads) for i in argnums)
+            return tuple(_map(args[i], lambda _: next(grads)) for i in argnums)
 
         return gradient
 
