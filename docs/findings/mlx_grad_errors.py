@@ -15,6 +15,7 @@ import mlx.core as mx
 
 
 def outcome(call):
+    """The gradient ``call()`` returns, or the error it raises."""
     try:
         g = call()
         return f"no error, gradient {g.tolist()} ({g.dtype})"

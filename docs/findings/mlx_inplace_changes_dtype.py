@@ -24,6 +24,7 @@ CASES = [("int8 *= int64", "int8", np.array([100, 3], np.int64), operator.imul),
 
 
 def outcome(x, other, op):
+    """``x op= other`` and its dtype, or the TypeError it raises."""
     try:
         x = op(x, other)
         return f"{np.array(x).tolist()} ({np.array(x).dtype})"

@@ -3,8 +3,8 @@
 ``1 & x``, ``1 | x``, ``1 ^ x``, ``1 << x`` and ``1 >> x`` work in NumPy (the scalar is weak
 and takes ``x``'s dtype); MLX arrays do not handle a scalar on the left of these operators
 (``__rand__``, ``__rxor__``, ``__rlshift__``, ``__rrshift__`` do not exist, and ``__ror__``
-does not take it), so Python raises ``TypeError: unsupported operand type(s)``. The arithmetic reflected operators (``1 + x``,
-``1 // x``, ``1 % x``, ``1 ** x``) work.
+does not take it), so Python raises ``TypeError: unsupported operand type(s)``. The
+arithmetic reflected operators (``1 + x``, ``1 // x``, ``1 % x``, ``1 ** x``) work.
 
 Breaks LZ-NUM-003 (Python scalars are weak operands, on either side). The suite drives ops
 through functions (``mx.bitwise_and(1, x)`` works), so it does not see this; found by hand.

@@ -89,14 +89,20 @@ class DtypePolicy:
 
     Libraries that default to float32 or promote like JAX would otherwise fail hundreds of
     tests on the dtype alone, before any value is looked at. With a policy the oracle checks
-    values under it, and the report lists each deviation once (its ``policy`` section).
+    values under it, and the report lists each deviation once (its ``policy`` section). A
+    policy declares behaviour, never a wrong value. It applies where the caller names no dtype.
 
     Attributes:
         dtypes: the dtypes it has, by name (``None``: NumPy's twelve; 64-bit ones still need
             capability ``float64``).
         default_float: the dtype of a float result NumPy makes ``float64`` from no ``float64``
             input (Python floats, float creation, ``int + float32``, the mean of ints).
-        promotion: other results that differ: ``"int8,uint8": "int8"`` (either order).
+        default_int: likewise for ``int64`` results from no ``int64`` input (``arange``,
+            Python ints, the sum of small ints).
+        index: the dtype of the indices ``argmax``/``argmin`` return.
+        promotion: other results that differ, by input dtypes: ``"int8,uint8": "int8"`` (two
+            inputs, either order), ``"int8": "float32"`` (one input: ``sin`` of ``int8``).
+            Comparisons and other boolean results are never affected.
         unsupported: ``"op:dtype"`` pairs it does not implement (``"floor_divide:float16"``).
 
     Example:
@@ -107,6 +113,8 @@ class DtypePolicy:
 
     dtypes: tuple[str, ...] | None = None
     default_float: str = "float64"
+    default_int: str = "int64"
+    index: str = "int64"
     promotion: Mapping[str, str] = field(default_factory=dict)
     unsupported: frozenset[str] = frozenset()
 
@@ -115,21 +123,26 @@ class DtypePolicy:
         return not any(f"{op}:{d}" in self.unsupported for d in dtypes) and (
             self.dtypes is None or all(d.name in self.dtypes for d in dtypes))
 
-    def result(self, want: np.dtype[Any], inputs: Sequence[np.dtype[Any]]) -> np.dtype[Any]:
-        """The result dtype under this policy, where NumPy's is ``want`` for ``inputs``.
+    def result(self, op: str, want: np.dtype[Any], inputs: Sequence[np.dtype[Any]]
+               ) -> np.dtype[Any]:
+        """The result dtype of ``op`` under this policy, where NumPy's is ``want``.
 
         Example:
             >>> p = DtypePolicy(default_float="float32")
-            >>> p.result(np.dtype("float64"), [np.dtype("int64")])
+            >>> p.result("add", np.dtype("float64"), [np.dtype("int64")])
             dtype('float32')
         """
-        if len(inputs) == 2:
-            pair = f"{inputs[0]},{inputs[1]}"
-            swapped = f"{inputs[1]},{inputs[0]}"
-            if pair in self.promotion or swapped in self.promotion:
-                return np.dtype(self.promotion.get(pair) or self.promotion[swapped])
-        if want == np.float64 and np.dtype("float64") not in inputs:
-            return np.dtype(self.default_float)
+        if want == np.bool_:
+            return want
+        if op in ("argmax", "argmin"):
+            return np.dtype(self.index)
+        names = [d.name for d in inputs]
+        for key in (",".join(names), ",".join(reversed(names))):
+            if key in self.promotion:
+                return np.dtype(self.promotion[key])
+        for wide, default in ((np.float64, self.default_float), (np.int64, self.default_int)):
+            if want == wide and np.dtype(wide) not in inputs:
+                return np.dtype(default)
         return want
 
 

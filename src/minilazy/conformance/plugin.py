@@ -189,9 +189,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the per-rule and per-op results as JSON to PATH")
     group.addoption("--lazy-rules", default=None, metavar="ID,ID",
                     help="run only the tests of these rules (e.g. LZ-CACHE-003,LZ-HASH-002)")
-    group.addoption("--lazy-timeout", default=300.0, type=float, metavar="SECONDS",
+    group.addoption("--lazy-timeout", default=120.0, type=float, metavar="SECONDS",
                     help="stop a test running longer than this and report it hung (0: never;"
-                         " with pytest-xdist workers the run goes on; default 300)")
+                         " with pytest-xdist workers the run goes on; default 120)")
     group.addoption("--lazy-xfail", default=None, metavar="FILE",
                     help="expected failures: a TOML file mapping rule IDs or test ids to a "
                          "reason; they are reported as xfail, and passing one is an error")
