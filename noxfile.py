@@ -71,14 +71,16 @@ def conformance_reports(session: nox.Session) -> None:
             ("minilazy-reference", "minilazy.conformance.adapters.reference_adapter:reference",
              "ci"),
             ("toy", "minilazy.conformance.toy:toy", "ci"),
-            ("tinygrad", "minilazy.conformance.adapters.tinygrad_adapter:tinygrad", "quick"),
-            ("mlx", "minilazy.conformance.adapters.mlx_adapter:mlx", "quick")]:
+            ("tinygrad-cpu", "minilazy.conformance.adapters.tinygrad_adapter:tinygrad",
+             "quick"),
+            ("mlx-cpu", "minilazy.conformance.adapters.mlx_adapter:mlx", "quick")]:
         session.run("python", "-m", "minilazy.conformance", f"--lazy-impl={impl}",
                     f"--hypothesis-profile={profile}", f"--spec-report={reports}/{name}.json",
                     "-q", success_codes=[0, 1])
     session.run("python", "-m", "minilazy.conformance.matrix",
-                *(f"{reports}/{n}.json" for n in ("minilazy-cpu", "minilazy-reference", "toy",
-                                                  "tinygrad", "mlx", "torch-lazy", "torch-xla")),
+                *(f"{reports}/{n}.json" for n in (
+                    "minilazy-cpu", "minilazy-reference", "toy", "tinygrad-cpu", "mlx-cpu",
+                    "torch-lazy", "torch-xla")),
                 "--out", "docs/_generated/conformance.md")
 
 

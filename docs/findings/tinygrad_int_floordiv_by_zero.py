@@ -1,7 +1,9 @@
 """Integer floor division (and remainder) by zero kills the process with SIGFPE.
 
 NumPy defines ``x // 0`` and ``x % 0`` for integers as 0 (with a RuntimeWarning); tinygrad's CPU
-backend emits a C division by zero, and the process dies with SIGFPE at the barrier. The op's
+backend emits a C division by zero, and the process dies with SIGFPE at the barrier. Where the
+divisor is known to the compiler the result is garbage instead: ``int32 // bool`` with a False
+divisor returns x, and 0-d ``0 // 0`` (0-d arrays become constants) returns 1. The op's
 domain (``ops.toml``: ``divisor``) restricts only float divisors, so this breaks LZ-NUM-001
 (elementwise results equal the oracle's), and a crash rather than an exception also breaks
 LZ-ERR-009 (a failing program must raise, and leave other tensors and later barriers intact).
@@ -15,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+from tinygrad import Tensor
 
 CHILD = """
 import numpy as np
@@ -40,5 +43,14 @@ for op in ("//", "%"):
         got = run.stdout.strip()
         bug = bug or got != str(want.tolist())
     print(f"int32 x {op} 0: tinygrad: {got}; NumPy: {want.tolist()}")
+a, b = np.array([679492406, 5666], np.int32), np.array([True, False])
+got = (Tensor(a, device="CPU") // Tensor(b, device="CPU")).numpy().tolist()
+zero = np.array(0, np.int8)
+got0 = int((Tensor(zero, device="CPU") // Tensor(zero, device="CPU")).numpy())
+with np.errstate(all="ignore"):
+    want, want0 = (a // b).tolist(), int(zero // zero)
+print(f"int32 {a.tolist()} // bool {b.tolist()}: tinygrad {got}; NumPy {want}")
+print(f"0-d int8 0 // 0: tinygrad {got0}; NumPy {want0}")
+bug = bug or got != want or got0 != want0
 print("BUG PRESENT" if bug else "fixed")
 sys.exit(1 if bug else 0)

@@ -101,8 +101,9 @@ class DtypePolicy:
             Python ints, the sum of small ints).
         index: the dtype of the indices ``argmax``/``argmin`` return.
         promotion: other results that differ, by input dtypes: ``"int8,uint8": "int8"`` (two
-            inputs, either order), ``"int8": "float32"`` (one input: ``sin`` of ``int8``).
-            Comparisons and other boolean results are never affected.
+            inputs, either order), ``"int8": "float32"`` (one input: ``sin`` of ``int8``). An
+            entry applies where NumPy's result is of the same kind (``divide`` of two ints is a
+            float whatever an int entry says); boolean results are never affected.
         unsupported: ``"op:dtype"`` pairs it does not implement (``"floor_divide:float16"``).
 
     Example:
@@ -138,8 +139,9 @@ class DtypePolicy:
             return np.dtype(self.index)
         names = [d.name for d in inputs]
         for key in (",".join(names), ",".join(reversed(names))):
-            if key in self.promotion:
-                return np.dtype(self.promotion[key])
+            found = self.promotion.get(key)
+            if found is not None and np.dtype(found).kind == want.kind:  # not int for divide
+                return np.dtype(found)
         for wide, default in ((np.float64, self.default_float), (np.int64, self.default_int)):
             if want == wide and np.dtype(wide) not in inputs:
                 return np.dtype(default)

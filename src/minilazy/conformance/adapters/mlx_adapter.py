@@ -51,13 +51,15 @@ INPLACE: dict[str, Callable[[Any, Any], Any]] = {
     "matmul": operator.imatmul,
 }
 # MLX's dtype rules where they differ from NumPy's: float32 is the default float (Python
-# floats, int / int, the mean of ints, int64 with uint64); an integer with a float keeps the
-# float's dtype (int16 + float16 is float16, int32 + float32 is float32); matmul and tensordot
-# take floats only.
+# floats, int / int, the mean of ints, int64 with uint64) and int32 the default int (arange,
+# Python ints, sums of small ints); argmax gives uint32; float functions of bool, int8, uint8
+# give float32 (NumPy: float16); an integer with a float keeps the float's dtype (int16 +
+# float16 is float16); matmul and tensordot take floats only.
 DTYPE_POLICY = DtypePolicy(
-    default_float="float32",
-    promotion={f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
-                                                     "uint32", "uint64")},
+    default_float="float32", default_int="int32", index="uint32",
+    promotion={**{f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
+                                                        "uint32", "uint64")},
+               **{small: "float32" for small in ("bool", "int8", "uint8")}},
     unsupported=frozenset(f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
                           if not d.startswith("float")))
 

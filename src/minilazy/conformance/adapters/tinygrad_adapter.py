@@ -56,12 +56,14 @@ KEYWORDS = {"keepdims": "keepdim", "min": "min_", "max": "max_"}
 # The logical ops: the bitwise ones on the operands' truth values.
 LOGICAL = {"logical_and": operator.and_, "logical_or": operator.or_, "logical_xor": operator.xor}
 # tinygrad's dtype rules where they differ from NumPy's and a policy can say so: floats default
-# to float32 (Python floats, creation, int / int, the mean of ints, a signed int with uint64), an
-# integer with float16 stays float16, and bools do not shift.
+# to float32 (Python floats, creation, int / int, the mean of ints, a signed int with uint64),
+# ints to int32 (arange, Python ints, sums of small ints, argmax) but a signed int with uint32
+# still makes int64, an integer with float16 stays float16, and bools do not shift.
 TINYGRAD_POLICY = DtypePolicy(
-    default_float="float32",
-    promotion={f"{i},float16": "float16" for i in ("int16", "uint16", "int32", "uint32", "int64",
-                                                    "uint64")},
+    default_float="float32", default_int="int32", index="int32",
+    promotion={**{f"{i},uint32": "int64" for i in ("int8", "int16", "int32")},
+               **{f"{i},float16": "float16" for i in ("int16", "uint16", "int32", "uint32",
+                                                       "int64", "uint64")}},
     unsupported=frozenset({"bitwise_left_shift:bool", "bitwise_right_shift:bool"}))
 
 
