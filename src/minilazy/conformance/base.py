@@ -43,6 +43,11 @@ class BaseAdapter:
     dtype_policy: DtypePolicy = DtypePolicy()
     namespace: Any = None  # the module (or class) whose functions implement the ops
     renames: ClassVar[Mapping[str, str]] = {}  # op -> the namespace's name for it
+    # For bug reports without minilazy (``python -m minilazy.conformance.repro``): the library's
+    # import as Python source, defining ``array(host)`` and ``value(x)`` like the hooks below,
+    # and the name the namespace is imported as.
+    repro_prelude: ClassVar[str] = ""
+    repro_namespace: ClassVar[str] = ""
 
     def __init__(self) -> None:
         self._live: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
@@ -98,6 +103,23 @@ class BaseAdapter:
         if hasattr(self, f"op_{op}") or op in ("getitem", "setitem"):
             return True
         return op in ops() and hasattr(self.namespace, self.renames.get(op, op))
+
+    def spell(self, op: str, args: list[str], kwargs: Mapping[str, str]) -> str | None:
+        """Source of the library call ``apply(op, ...)`` makes, for a standalone script.
+
+        ``args`` and ``kwargs`` are source texts. ``None`` where an ``op_<name>`` method does
+        more than call the namespace (override this to spell those too).
+
+        Example:
+            >>> class A(BaseAdapter):
+            ...     repro_namespace, renames = "np", {"pow": "power"}
+            >>> A().spell("pow", ["x", "2"], {})
+            'np.power(x, 2)'
+        """
+        if hasattr(self, f"op_{op}") or op in ("getitem", "setitem"):
+            return None
+        params = [*args, *(f"{k}={v}" for k, v in kwargs.items())]
+        return f"{self.repro_namespace}.{self.renames.get(op, op)}({', '.join(params)})"
 
     def _track(self, x: Any) -> Any:
         try:

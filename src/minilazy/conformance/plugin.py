@@ -145,7 +145,11 @@ class Oracle:
         if self.outcomes.get(report.nodeid, ("",))[0] != "failed":  # a failed phase sticks
             self.outcomes[report.nodeid] = (outcome, tuple(props["spec"]), props.get("op"))
             if outcome == "failed":
-                self.failures[report.nodeid] = str(report.longrepr)
+                crash = getattr(report.longrepr, "reprcrash", None)
+                text = str(crash.message if crash is not None else report.longrepr)
+                if "distinct failures" in text:  # each failure's message is in the longrepr
+                    text += "\n" + str(report.longrepr)
+                self.failures[report.nodeid] = text
         self.save()
 
     def _died(self, report: pytest.TestReport) -> None:

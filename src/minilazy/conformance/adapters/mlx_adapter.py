@@ -76,6 +76,13 @@ class MlxAdapter(BaseAdapter):
     name, version, namespace = "mlx-cpu", metadata.version("mlx"), mx
     capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff"})
     dtype_policy = DTYPE_POLICY
+    repro_namespace = "mx"
+    repro_prelude = """
+import mlx.core as mx
+mx.set_default_device(mx.cpu)
+def array(a): return mx.array(a, dtype=getattr(mx, "bool_" if a.dtype == bool else a.dtype.name))
+def value(x): return np.array(x)
+"""
 
     def array(self, host: Array) -> Any:
         return mx.array(host, dtype=TO_MLX[host.dtype])

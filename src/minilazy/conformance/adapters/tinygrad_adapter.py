@@ -17,7 +17,7 @@ unsupported. ``TINYGRAD_POLICY`` states tinygrad's dtype rules.
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -85,6 +85,19 @@ class TinygradAdapter(BaseAdapter):
     dtype_policy = TINYGRAD_POLICY
     renames = {"negative": "neg", "bitwise_invert": "bitwise_not", "astype": "cast",
                "permute_dims": "permute", "broadcast_to": "expand"}
+    repro_namespace = "Tensor"
+    repro_prelude = """
+import operator
+from tinygrad import Tensor, dtypes
+def array(a): return Tensor(a, device="CPU")
+def value(x): return x.numpy()
+"""
+
+    def spell(self, op: str, args: list[str], kwargs: Mapping[str, str]) -> str | None:
+        kwargs = {KEYWORDS.get(k, k): v for k, v in kwargs.items()}
+        if op in OPERATORS:
+            return f"operator.{OPERATORS[op].__name__}({', '.join(args)})"
+        return None if op in LOGICAL else super().spell(op, args, kwargs)
 
     def array(self, host: np.ndarray[Any, Any]) -> Any:
         return Tensor(host, device="CPU")  # a lazy copy from the host, run at the next barrier

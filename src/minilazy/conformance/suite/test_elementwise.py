@@ -41,7 +41,7 @@ def _check(adapter: OptionalAdapter, op: str, calls: list[tuple[Any, ...]]) -> N
     calls = [c for c in calls if allowed(adapter, op, *(a.dtype for a in c
                                                          if isinstance(a, np.ndarray)))]
     for args in calls:
-        explain_call(op, args)
+        explain_call(op, args, failed=False)
         try:
             want = numpy_apply(op, *args)
         except (TypeError, OverflowError) as e:  # subclasses of these are NumPy's own
@@ -59,6 +59,8 @@ def _check(adapter: OptionalAdapter, op: str, calls: list[tuple[Any, ...]]) -> N
         try:
             assert_close(got, want, spec.tolerance, what=f"{op}({kinds})")
         except AssertionError as e:
+            if not wrong:  # the last program noted is then the first failing call
+                explain_call(op, args)
             wrong.append(str(e))
     assert not wrong, f"{len(wrong)} of {len(wanted)} calls differ:\n" + "\n".join(wrong)
 

@@ -176,23 +176,33 @@ def explain(text: str) -> None:
         print(text)
 
 
-def explain_call(op: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None) -> None:
+def explain_call(op: str, args: Sequence[Any], kwargs: Mapping[str, Any] | None = None,
+                 failed: bool = True) -> None:
     """Note a single op call as Python (``explain``): a test's program when it is one call.
+
+    ``failed=False`` (before the call runs) keeps it only where a crash report finds it,
+    not among the notes a failure prints.
 
     Example:
         >>> explain_call("add", [np.array([1, 2], np.int8), 3])
         program as Python:
-        add(np.array([1, 2], dtype=int8), 3)
+        add(np.array([1, 2], dtype=np.int8), 3)
     """
     def show(a: Any) -> str:
         if isinstance(a, np.ndarray):
-            return f"np.array({a.tolist()!r}, dtype={a.dtype})"
+            return f"np.array({a.tolist()!r}, dtype=np.{a.dtype})"
+        if isinstance(a, np.dtype):
+            return f"np.dtype({a.name!r})"
         if isinstance(a, list):
             return "[" + ", ".join(show(x) for x in a) + "]"
         return repr(a)
 
     params = [show(a) for a in args] + [f"{k}={show(v)}" for k, v in (kwargs or {}).items()]
-    explain(f"program as Python:\n{op}({', '.join(params)})")
+    text = f"program as Python:\n{op}({', '.join(params)})"
+    if failed:
+        explain(text)
+    else:
+        isolation.note(text)
 
 
 def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",
