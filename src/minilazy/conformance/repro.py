@@ -57,10 +57,10 @@ sys.exit(0 if same else 1)
 
 
 def reducible(failure: dict[str, Any]) -> tuple[str, list[str], dict[str, str]] | None:
-    """The op, argument sources and keyword sources of a failure's single-call example.
+    r"""The op, argument sources and keyword sources of a failure's single-call example.
 
     Example:
-        >>> reducible({"example": "program as Python:\\nsign(np.array([nan], dtype=np.float32))"})
+        >>> reducible({"example": "program as Python:\nsign(np.array([nan], dtype=np.float32))"})
         ('sign', ['np.array([nan], dtype=np.float32)'], {})
     """
     found = _CALL.search(failure.get("example", ""))
@@ -80,12 +80,12 @@ def reducible(failure: dict[str, Any]) -> tuple[str, list[str], dict[str, str]] 
 
 
 def script(adapter: Any, test: str, failure: dict[str, Any]) -> str | None:
-    """The standalone script for one failure, or ``None`` when it is not a single call.
+    r"""The standalone script for one failure, or ``None`` when it is not a single call.
 
     Example:
         >>> from minilazy.conformance.adapters.mlx_adapter import mlx
         >>> f = {"message": "values differ", "rules": ["LZ-NUM-001: ..."],
-        ...      "example": "program as Python:\\nsign(np.array([1.5], dtype=np.float32))"}
+        ...      "example": "program as Python:\nsign(np.array([1.5], dtype=np.float32))"}
         >>> "mx.sign(array(inputs[0]))" in script(mlx(), "t", f)
         True
     """

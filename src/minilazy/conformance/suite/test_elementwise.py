@@ -52,7 +52,7 @@ def _check(adapter: OptionalAdapter, op: str, calls: list[tuple[Any, ...]]) -> N
         results.append(adapter.apply(op, *(adapter.from_numpy(a) if isinstance(a, np.ndarray)
                                            else a for a in args)))
         wanted.append((want, args))
-    wrong = []  # every call is checked before the test fails: one dtype cannot hide another
+    wrong: list[str] = []  # every call is checked before the test fails: no dtype hides another
     for got, (want, args) in zip(observe_all(adapter, results), wanted):
         kinds = ", ".join(f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else repr(a)
                           for a in args)
