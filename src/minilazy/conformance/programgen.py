@@ -41,10 +41,16 @@ Draw = Callable[[st.SearchStrategy[Any]], Any]
 # Exact on every dtype: elementwise ops of the `exact` class on their whole domain...
 ELEMENTWISE = tuple(sorted(n for n, s in ops().items() if s.kind == "elementwise"
                            and s.tolerance == "exact" and not s.domain))
+BINARY = tuple(n for n in ELEMENTWISE if ops()[n].arity == 2)
 # ...selection, and the reductions and shape functions that only move or compare values.
 STRUCTURAL = ("where", "max", "min", "argmax", "argmin", "any", "all", "sum", "prod", "reshape",
               "permute_dims", "flip", "expand_dims", "squeeze", "matrix_transpose",
               "broadcast_to", "concat", "stack", "getitem")
+# Results a wrong lowering hides from an observation of themselves alone (a dropped keepdims,
+# a broadcast along the wrong axis, an index off by one come out right once reshaped): they are
+# usually read at once, by an elementwise op of the same graph.
+CONSUMED = frozenset({"max", "min", "argmax", "argmin", "any", "all", "sum", "prod",
+                      "broadcast_to", "expand_dims", "getitem", "reshape", "permute_dims"})
 # Small scalars fit every dtype (NEP 50 raises on a Python int out of the tensor's range).
 SCALARS = st.one_of(st.booleans(), st.integers(0, 3), st.sampled_from([0.5, -1.5, 2.0, 0.25]))
 
@@ -151,6 +157,11 @@ class _Builder:
                 if i is not None:
                     body.append(i)
                     visible = [*visible, i.out]
+                    if i.op in CONSUMED and self.draw(st.integers(0, 3)):  # 3 times in 4
+                        user = self.op(visible, BINARY, x=i.out)
+                        if user is not None:
+                            body.append(user)
+                            visible = [*visible, user.out]
             elif roll < 14 and self.barriers:
                 body.append(Barrier())
             elif roll < 15 and self.barriers:
