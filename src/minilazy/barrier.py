@@ -303,11 +303,13 @@ def _fail(t: Tensor, error: Exception) -> None:
     ENGINE.failures += 1
 
 
-def _isolate(group: Sequence[Tensor], device: Device, cause: str) -> Exception | None:
-    """After ``group`` failed as one program: materialise what can be, fail the rest.
+def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
+            ) -> Exception | None:
+    """Materialise ``group`` in one program; if it fails, what can be, and fail the rest.
 
-    The group is split in halves until each failure stands alone (a few programs more for one
-    bad tensor among many, not one per tensor). Returns the first tensor's error, if any.
+    A failed group is split in halves until each failure stands alone (a few programs more for
+    one bad tensor among many, not one per tensor); the parts run without donating. Returns
+    the first failing tensor's error, if any.
     """
     first: Exception | None = None
     parts = [list(group)]
@@ -316,7 +318,7 @@ def _isolate(group: Sequence[Tensor], device: Device, cause: str) -> Exception |
         if not part:
             continue
         try:
-            _run(part, device, False, cause)
+            _run(part, device, donate, cause)
         except Exception as e:
             if len(part) == 1:
                 _fail(part[0], e)
@@ -324,6 +326,7 @@ def _isolate(group: Sequence[Tensor], device: Device, cause: str) -> Exception |
             else:
                 mid = len(part) // 2
                 parts += [part[mid:], part[:mid]]
+        donate = False
     return first
 
 
@@ -340,14 +343,8 @@ def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
     runtime.check_usable()
     failure: Exception | None = None
     for device, group in by_device.items():
-        try:
-            _run(group, device, donate, cause)
-        except Exception as e:
-            if len(group) == 1:
-                _fail(group[0], e)
-                failure = failure or e
-            else:
-                failure = failure or _isolate(group, device, cause)
+        error = _settle(group, device, donate, cause)  # every device's group runs
+        failure = failure or error
     if failure is not None:
         try:
             raise failure

@@ -11,8 +11,9 @@ tensors through weak references (``barrier`` realises them all, for libraries wi
 
 from __future__ import annotations
 
+import operator
 import weakref
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,6 +22,24 @@ from minilazy.conformance.adapter import DtypePolicy
 from minilazy.conformance.registry import ops
 
 Array = np.ndarray[Any, Any]
+# Spec ops that are Python operators on most libraries' tensors (either operand a number).
+OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+    "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
+    "pow": operator.pow, "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
+    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
+    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
+    "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
+}
+# ``x op= y`` for each binary op with an in-place operator (the ``inplace`` method's ops).
+INPLACE: dict[str, Callable[[Any, Any], Any]] = {
+    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
+    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
+    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
+    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
+    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
+    "matmul": operator.imatmul,
+}
 
 
 class BaseAdapter:
@@ -95,6 +114,9 @@ class BaseAdapter:
 
     def barrier(self) -> None:
         self.realize(list(self._live.values()))
+
+    def inplace(self, op: str, x: Any, other: Any) -> Any:
+        return self._track(INPLACE[op](x, other))  # rebinds x where the library can
 
     def isolate(self) -> None:
         self._live = weakref.WeakValueDictionary()  # earlier tests' tensors: never realised

@@ -6,7 +6,6 @@ Factories ``cpu``, ``gpu`` and ``tpu`` adapt minilazy on the first device of tha
 
 from __future__ import annotations
 
-import operator
 import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
@@ -16,17 +15,8 @@ import numpy as np
 
 import minilazy as ml
 from minilazy.conformance.adapter import Counters
+from minilazy.conformance.base import INPLACE
 from minilazy.conformance.registry import ops
-
-# `x op= y` for each binary op that has an in-place operator.
-INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
-    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
-    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
-    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
-    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
-    "matmul": operator.imatmul,
-}
 
 
 class MinilazyAdapter:

@@ -20,7 +20,6 @@ every other difference is a finding.
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable
 from importlib import metadata
 from typing import Any
@@ -41,15 +40,6 @@ NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
 TO_MLX: dict[np.dtype[Any], Any] = {np.dtype(n): getattr(mx, n if n != "bool" else "bool_")
                                     for n in NAMES}
 TO_NUMPY: dict[Any, np.dtype[Any]] = {v: k for k, v in TO_MLX.items()}
-# `x op= y` for each binary op with an in-place operator (MLX's update the array object).
-INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
-    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
-    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
-    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
-    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
-    "matmul": operator.imatmul,
-}
 # MLX's dtype rules where they differ from NumPy's: float32 is the default float (Python
 # floats, int / int, the mean of ints, int64 with uint64) and int32 the default int (arange,
 # Python ints, sums of small ints); argmax gives uint32; float functions of bool, int8, uint8
@@ -108,9 +98,6 @@ def value(x): return np.array(x)
 
     def dtype(self, x: Any) -> np.dtype[Any]:
         return TO_NUMPY[x.dtype]
-
-    def inplace(self, op: str, x: Any, other: Any) -> Any:
-        return self._track(INPLACE[op](x, other))
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
         g = mx.grad(f, argnums=list(argnums))  # one argnum: the gradient itself, not a tuple

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from minilazy.conformance.adapter import Counters, DtypePolicy
+from minilazy.conformance.base import OPERATORS as BASE_OPERATORS
 from minilazy.conformance.base import BaseAdapter
 
 try:
@@ -42,15 +43,8 @@ TO_NUMPY = {getattr(dtypes, n): np.dtype(n) for n in NAMES}
 TO_NUMPY.update({dtypes.weakfloat: TO_NUMPY[dtypes.default_float],
                  dtypes.weakint: TO_NUMPY[dtypes.default_int]})
 # Spec ops that are Python operators on tinygrad tensors (either operand may be a Python scalar);
-# ``x op= y`` is the operator's in-place form (operator.iadd for operator.add, ...).
-OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
-    "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
-    "pow": operator.pow, "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
-    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
-    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
-    "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
-    "matmul": operator.matmul}
+# ``x op= y`` is the operator's in-place form (INPLACE).
+OPERATORS = {**BASE_OPERATORS, "matmul": operator.matmul}
 # Keyword arguments tinygrad spells differently.
 KEYWORDS = {"keepdims": "keepdim", "min": "min_", "max": "max_"}
 # The logical ops: the bitwise ones on the operands' truth values.
@@ -175,10 +169,6 @@ def value(x): return x.numpy()
                     endpoint: bool = True) -> Any:
         # Without the endpoint: the same step, (stop - start) / num; num + 1 points less the last.
         return Tensor.linspace(start, stop, num + (not endpoint), dtype=dtype)[:num]
-
-    def inplace(self, op: str, x: Any, other: Any) -> Any:
-        in_place = getattr(operator, f"i{OPERATORS[op].__name__.rstrip('_')}")
-        return self._track(in_place(x, other))
 
     def sync(self, *xs: Any) -> None:
         self.realize(list(xs))

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import gc
 import importlib
-import operator
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -53,29 +52,12 @@ from typing import Any
 import numpy as np
 
 from minilazy.conformance.adapter import Counters
+from minilazy.conformance.base import INPLACE, OPERATORS
 
 Array = np.ndarray[Any, Any]
 # The dtypes the suite draws (strategies.DTYPES), by name: torch has each of them.
 DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                "uint64", "float16", "float32", "float64")
-# Spec ops that are Python operators on torch tensors (either operand may be a Python scalar).
-OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
-    "divide": operator.truediv, "floor_divide": operator.floordiv, "remainder": operator.mod,
-    "pow": operator.pow, "equal": operator.eq, "not_equal": operator.ne, "less": operator.lt,
-    "less_equal": operator.le, "greater": operator.gt, "greater_equal": operator.ge,
-    "bitwise_and": operator.and_, "bitwise_or": operator.or_, "bitwise_xor": operator.xor,
-    "bitwise_left_shift": operator.lshift, "bitwise_right_shift": operator.rshift,
-}
-# `x op= y`: torch's in-place operators update the tensor object itself.
-INPLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
-    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
-    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
-    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
-    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
-    "matmul": operator.imatmul,
-}
 # Binary spec ops whose torch function takes tensors only (a scalar becomes a 0-d tensor).
 TENSOR_ONLY = {"maximum": "maximum", "minimum": "minimum", "atan2": "atan2",
                "logical_and": "logical_and", "logical_or": "logical_or",
