@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 LAYERS = [
     {"dtypes"}, {"metrics"}, {"ir"}, {"state"}, {"indexing", "ops"},
     {"scalars"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
-    {"hashing"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
+    {"hashing"}, {"donation"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
     {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets"}, {"__init__", "demo", "__main__"},
 ]

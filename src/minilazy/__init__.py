@@ -144,7 +144,7 @@ from minilazy.reductions import (
     tensordot,
     var,
 )
-from minilazy.runtime import default_device, devices
+from minilazy.runtime import clear_cache, default_device, devices
 from minilazy.shaping import (
     broadcast_to,
     concat,
@@ -210,6 +210,7 @@ __all__ = [
     "bool",
     "broadcast_to",
     "ceil",
+    "clear_cache",
     "clip",
     "concat",
     "cos",

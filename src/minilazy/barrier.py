@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import signal
-import sys
-import threading
 import time
 import warnings
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Final
 
 import numpy as np
 
-from minilazy import runtime
+from minilazy import donation, runtime
 from minilazy.hashing import Cut, bands, cut, roots_of
 from minilazy.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.metrics import COUNTERS
@@ -93,7 +89,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
     c = cut(roots, device)
     if ENGINE.failures:
         _check_inputs(c)
-    donated = _donations(c, roots) if donate else (False,) * len(c.params)
+    donated = donation.mask(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
     entry = runtime.CACHE.lookup(c, donated)
     hit = entry is not None
@@ -107,7 +103,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
     else:
         COUNTERS.cache_hits += 1
     args = [*(p.payload for p in c.params), *_packed(c)]
-    with _interrupts_deferred(any(donated) and entry.ran):
+    with donation.interrupts_deferred(any(donated) and entry.ran):
         try:
             outs = runtime.execute(entry, args)
             bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
@@ -182,106 +178,6 @@ def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]
         _execute(programs, device, False, "stage", functools.partial(_store, new, outs))
     rewrite(found[-1])
     _execute([new.get(r, r) for r in roots], device, False, cause, bind)
-
-
-# -- donation: only buffers nothing else reads --------------------------------------------------
-def _reference_count(order: Sequence[Node]) -> int:
-    return sum(map(sys.getrefcount, order))
-
-
-def _own_references() -> int:
-    """How many references per node counting itself adds (measured once: Pythons differ)."""
-    roots = [Node(Op.NEG, (Node(Op.DATA, (), (), (), np.dtype("f4"), None),), (), (),
-                  np.dtype("f4"))]
-    c = cut(roots, Device("cpu", 0))
-    # each node: order, positions; the leaf: params and one operand; the root: roots
-    extra = _reference_count(c.order) - 2 * 2 - 2 - 1
-    assert extra % 2 == 0, extra
-    return extra // 2
-
-
-_OWN: Final = _own_references()
-
-
-def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Tensor], total: int) -> set[Node]:
-    """The nodes of ``c`` that something outside the barrier references, and all below them.
-
-    Their buffers must survive the program. A pending node is referenced from outside when
-    another graph, an autodiff walk, a printed graph or another thread's op in progress holds
-    it; reference counts tell (PyTorch/XLA checks its buffers' use counts for the same reason).
-    ``total`` is the nodes' reference count, taken before anything of this barrier's
-    bookkeeping held them. Fast path: the total is what the cut, the roots and the live tensors
-    account for.
-    """
-    position = c.positions
-    held = sum(1 for t in live if t._node in position)
-    expected = (len(c.order) * (2 + _OWN) + len(c.params) + len(c.scalars) + len(roots)
-                + c.edges + held)
-    if total == expected:
-        return set()
-    counts = list(map(sys.getrefcount, c.order))  # each + _OWN, as in _reference_count
-    holders = Counter([t._node for t in live if t._node in position])
-    users = Counter([o for n in c.order for o in n.operands])
-    params = set(c.params) | set(c.scalars)
-    root_set = set(roots)
-    blocked: set[Node] = set()
-    for i in range(len(c.order) - 1, -1, -1):  # users before their operands
-        n = c.order[i]
-        own = 2 + _OWN + users[n] + (n in params) + (n in root_set) + holders[n]
-        if n in blocked or counts[i] > own:
-            blocked.add(n)
-            blocked.update(n.operands)
-    return blocked
-
-
-def _donations(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
-    """Which parameters' buffers to give to the outputs.
-
-    Those that no live tensor holds and nothing outside the cut reads, and only as many per
-    shape and dtype as there are outputs to reuse them (XLA aliases like for like, and warns
-    about the rest). None while several running threads make tensors: another thread could
-    take a pending node from a tensor between this check and the program, and read the buffer
-    after it is gone.
-    """
-    if LIVE.shared():  # another thread may be about to read any buffer: keep them all
-        return (False,) * len(c.params)
-    total = _reference_count(c.order)  # first: the sets below would hold nodes too
-    live = LIVE.tensors()
-    held = {id(t._node) for t in live}  # ids, not nodes: no references
-    wanted = Counter([(r.shape, r.dtype) for r in roots])
-    mask = [id(p) not in held and wanted[p.shape, p.dtype] > 0 for p in c.params]
-    if not any(mask):
-        return tuple(mask)
-    blocked = _outside(c, roots, live, total)
-    for i, p in enumerate(c.params):
-        mask[i] = mask[i] and p not in blocked and wanted[p.shape, p.dtype] > 0
-        if mask[i]:
-            wanted[p.shape, p.dtype] -= 1
-    return tuple(mask)
-
-
-@contextlib.contextmanager
-def _interrupts_deferred(active: bool) -> Iterator[None]:
-    """Hold back Ctrl-C while a donating program runs and its tensors are rebound.
-
-    Its inputs are gone once it runs: an interrupt before the rebinding would lose both the
-    inputs and the results. (Only in the main thread, the one Python delivers signals to.)
-    """
-    if not active or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    try:
-        old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    except (ValueError, TypeError):  # signals unavailable here (an embedded interpreter)
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-        if caught:
-            signal.raise_signal(signal.SIGINT)
 
 
 # -- a group of tensors on one device ----------------------------------------------------------

@@ -229,6 +229,23 @@ class CompileCache:
 CACHE: Final = CompileCache()
 
 
+def clear_cache() -> None:
+    """Forget every compiled program: the next barrier of each structure compiles again.
+
+    For measurements and tests that must start cold (the conformance oracle does, before each
+    spec test); a program in use keeps running.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.sync(ml.ones((3,)) * 2.0)
+        >>> ml.clear_cache(); ml.reset_metrics()
+        >>> ml.sync(ml.ones((3,)) * 2.0)
+        >>> ml.metrics().compiles
+        1
+    """
+    CACHE.clear()
+
+
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     """Run a compiled program; returns its output buffers (possibly still being computed).
 

@@ -36,7 +36,7 @@ class MinilazyAdapter:
         self.name = f"minilazy-{platform}"
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
-                "donation", "sync", "metadata", "autodiff"}
+                "donation", "sync", "metadata", "autodiff", "reset"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
@@ -70,6 +70,10 @@ class MinilazyAdapter:
 
     def barrier(self) -> None:
         ml.mark_step()
+
+    def reset(self) -> None:
+        ml.clear_cache()  # each test compiles its own programs: a cached one never leaks
+        ml.reset_metrics()
 
     def isolate(self) -> None:
         try:  # what earlier tests left pending: materialised, or failed and holding its error

@@ -23,6 +23,7 @@ import minilazy as ml
 from minilazy import (
     autodiff,
     barrier,
+    donation,
     hashing,
     lowering,
     ops,
@@ -145,7 +146,7 @@ def donates_live_buffer() -> MinilazyAdapter:
         shapes = {(r.shape, r.dtype) for r in roots}
         return tuple((p.shape, p.dtype) in shapes for p in c.params)
 
-    _set(barrier, "_donations", donations)
+    _set(donation, "mask", donations)
     return cpu()
 
 
