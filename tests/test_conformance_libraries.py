@@ -32,9 +32,10 @@ def adapter_module(name: str):
 def oracle(impl: str, tmp_path: Path, *options: str) -> dict:
     report = tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
-    subprocess.run([sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}",
-                    f"--spec-report={report}", "-q", *options], cwd=tmp_path, env=env,
-                   capture_output=True, text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}",
+                           f"--spec-report={report}", "-q", *options], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert report.exists(), f"no report:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return json.loads(report.read_text())
 
 

@@ -125,8 +125,10 @@ def describe(cause: str, record: dict[str, Any]) -> str:
     r"""The failure text of a test that crashed or hung: the cause, then its last program.
 
     Example:
-        >>> describe("crashed (Floating point exception)", {"programs": ["x // 0"]})
-        'crashed (Floating point exception)\\nprogram as Python:\\nx // 0'
+        >>> print(describe("crashed (Floating point exception)", {"programs": ["x // 0"]}))
+        crashed (Floating point exception)
+        program as Python:
+        x // 0
     """
     programs = record.get("programs") or []
     text = cause

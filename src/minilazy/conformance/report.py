@@ -145,7 +145,7 @@ class Results:
         """Active MUST rules (capability declared or none needed) that no test checked.
 
         Example:
-            >>> "LZ-REC-001" in Results().uncovered(frozenset({"counters"}))
+            >>> "LZ-REC-001" in Results().uncovered(frozenset({"executions"}))
             True
         """
         return sorted(rid for rid, r in rules().items()
@@ -208,15 +208,15 @@ class Results:
             >>> Results().table(frozenset())[0].split()
             ['rule', 'level', 'capability', 'status', 'passed', 'failed', 'skipped']
         """
-        lines = [f"{'rule':<13} {'level':<6} {'capability':<10} {'status':<12} "
+        caps = {rid: (r.capability or "-") + ("" if satisfies(capabilities, r.capability)
+                                              else "!")  # "!": missing, so its tests skipped
+                for rid, r in rules().items()}
+        w = max(10, *map(len, caps.values()))
+        lines = [f"{'rule':<13} {'level':<6} {'capability':<{w}} {'status':<12} "
                  f"{'passed':>6} {'failed':>6} {'skipped':>7}"]
         for rid, r in sorted(rules().items()):
-            got = self.by_rule.get(rid, {})
-            n = {o: len(got.get(o, [])) for o in OUTCOMES}
-            cap = r.capability or "-"
-            if not satisfies(capabilities, r.capability):
-                cap += "!"  # declared missing: the rule's tests were skipped
-            lines.append(f"{rid:<13} {r.level:<6} {cap:<10} {self.rule_status(rid):<12} "
+            n = {o: len(self.by_rule.get(rid, {}).get(o, [])) for o in OUTCOMES}
+            lines.append(f"{rid:<13} {r.level:<6} {caps[rid]:<{w}} {self.rule_status(rid):<12} "
                          f"{n['passed']:>6} {n['failed']:>6} {n['skipped']:>7}")
         by_status: dict[str, list[str]] = {}
         for name in sorted(ops()):

@@ -83,10 +83,13 @@ def script(adapter: Any, test: str, failure: dict[str, Any]) -> str | None:
     r"""The standalone script for one failure, or ``None`` when it is not a single call.
 
     Example:
-        >>> from minilazy.conformance.adapters.mlx_adapter import mlx
+        >>> from minilazy.conformance.base import BaseAdapter
+        >>> class Numpy(BaseAdapter):
+        ...     name, version, namespace, repro_namespace = "numpy", "2", np, "np"
+        ...     repro_prelude = "def array(a): return a\ndef value(x): return x"
         >>> f = {"message": "values differ", "rules": ["LZ-NUM-001: ..."],
         ...      "example": "program as Python:\nsign(np.array([1.5], dtype=np.float32))"}
-        >>> "mx.sign(array(inputs[0]))" in script(mlx(), "t", f)
+        >>> "np.sign(array(inputs[0]))" in script(Numpy(), "t", f)
         True
     """
     call = reducible(failure)
