@@ -83,6 +83,7 @@ def script(adapter: Any, test: str, failure: dict[str, Any]) -> str | None:
     r"""The standalone script for one failure, or ``None`` when it is not a single call.
 
     Example:
+        >>> import numpy as np
         >>> from minilazy.conformance.base import BaseAdapter
         >>> class Numpy(BaseAdapter):
         ...     name, version, namespace, repro_namespace = "numpy", "2", np, "np"
