@@ -1,10 +1,10 @@
 """Fault injection: a failure at any stage of a barrier loses nothing.
 
 Each test makes a handful of live tensors from random data and random ops (their NumPy values
-known), injects one failure at one stage of the pipeline (cut, key lookup, lower, compile,
-execute, after a donating execute, transfer back, rebind) during one kind of barrier
-(``mark_step``, an observation, an auto-cut, eager mode, a gradient), and then checks every
-tensor against NumPy: each holds its correct value, or -- only where the fault was aimed at it
+known), injects one failure at one stage of the pipeline (the op call that records; then cut,
+key lookup, lower, compile, execute, after a donating execute, transfer back, rebind) during one
+kind of barrier (``mark_step``, an observation, an auto-cut, eager mode, a gradient), and checks
+every tensor against NumPy: each holds its correct value, or -- only where the fault was aimed at it
 -- raises the injected error, every time it is observed. The engine keeps working afterwards.
 """
 
@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import barrier, lowering, runtime
+from minilazy import barrier, lowering, runtime, tracer
 from minilazy.ir import Op
 
 
@@ -41,6 +41,7 @@ STAGES: dict[str, tuple[Any, str]] = {
     "transfer": (runtime, "to_host"),
     "rebind": (barrier, "data_leaf"),
 }
+RECORD = (tracer, "Node")  # the record stage: an op's node cannot be made (at the op's call)
 KINDS = ["mark_step", "observe", "autocut", "eager", "grad"]
 UNARY = {"exp": np.exp, "sin": np.sin, "tanh": np.tanh, "negative": np.negative}
 BINARY = {"add": np.add, "multiply": np.multiply, "subtract": np.subtract}
@@ -52,7 +53,7 @@ def fault(stage: str, times: int = 1, after: int = 0) -> Iterator[list[int]]:
 
     Yields a list holding the number of failures injected so far.
     """
-    owner, name = STAGES[stage]
+    owner, name = RECORD if stage == "record" else STAGES[stage]
     real = getattr(owner, name)
     fired = [0]
     calls = [0]
@@ -182,6 +183,18 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
     still_works()
     if stage != "donated" and not (stage == "transfer" and kind != "observe"):
         assert fired[0] == 1, "the fault never fired: the stage was not reached"
+
+
+@pytest.mark.spec("LZ-ERR-003")
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_fault_while_recording_raises_at_the_call_and_loses_nothing(kind: str) -> None:
+    tensors, values = build(11, 6)
+    with fault("record") as fired, pytest.raises(Injected):
+        tensors.append(tensors[2] * tensors[3])  # the op's call raises; nothing is recorded
+    assert fired[0] == 1
+    trigger(kind, tensors)  # then a barrier of each kind, with no fault
+    check_all(tensors, expected_values(kind, values))
+    still_works()
 
 
 @pytest.mark.spec("LZ-ERR-003")

@@ -88,6 +88,30 @@ def register_profiles() -> None:
                                   suppress_health_check=slow, **values)
 
 
+def examples_independent_of_local_code() -> None:
+    """Keep Hypothesis from drawing literals it mined from the code around the run.
+
+    Hypothesis (6.131 and later) biases a few draws towards constants found in *local* modules,
+    those outside ``site-packages``: the adapter under test, the project the oracle runs in,
+    minilazy itself when installed editable. The examples, and so a report, would depend on
+    where things are installed (an MLX ``sign(nan)`` bug was found from a checkout and missed
+    from a wheel). The oracle draws from Hypothesis's global constants only. Hypothesis has no
+    setting for it: where its internals differ, this does nothing.
+
+    Example:
+        >>> examples_independent_of_local_code()
+    """
+    try:
+        from hypothesis.internal.conjecture import providers
+    except ImportError:
+        return
+    names = vars(providers)  # an internal module: nothing in it is exported, or typed for us
+    if "_get_local_constants" in names and "Constants" in names:
+        none = names["Constants"]()
+        names["_get_local_constants"] = lambda: none
+        getattr(names.get("CONSTANTS_CACHE"), "cache", {}).clear()
+
+
 @dataclass(eq=False)  # hashed by identity: pluggy keeps plugins in sets
 class Oracle:
     """The state of an oracle run: the implementation and what its tests gave.
@@ -193,9 +217,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the per-rule and per-op results as JSON to PATH")
     group.addoption("--lazy-rules", default=None, metavar="ID,ID",
                     help="run only the tests of these rules (e.g. LZ-CACHE-003,LZ-HASH-002)")
-    group.addoption("--lazy-timeout", default=120.0, type=float, metavar="SECONDS",
+    group.addoption("--lazy-timeout", default=60.0, type=float, metavar="SECONDS",
                     help="stop a test running longer than this and report it hung (0: never;"
-                         " with pytest-xdist workers the run goes on; default 120)")
+                         " with pytest-xdist workers the run goes on; default 60)")
     group.addoption("--lazy-xfail", default=None, metavar="FILE",
                     help="expected failures: a TOML file mapping rule IDs or test ids to a "
                          "reason; they are reported as xfail, and passing one is an error")
@@ -237,6 +261,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _asked_for(config):
         return
     register_profiles()
+    examples_independent_of_local_code()
     if not config.getoption("hypothesis_profile", None):
         from hypothesis import settings
 
