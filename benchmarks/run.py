@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/run.py [--quick] [--systems ...] [--threads one default] [--out DIR]
                              [--peers DIR]
+    python benchmarks/run.py --workloads record/chains --merge   # remeasure rows, keep the rest
 
 Every system runs in its own worker process (``worker.py``) under its own Python: minilazy,
 NumPy and JAX under this one; torch eager and ``torch._lazy`` under ``PEERS/ltc``; PyTorch/XLA
@@ -246,29 +247,48 @@ def cold_sample(w: WorkerProcess, threads: str, steps: int, run: Run, first: boo
     run.cold.append(got)
 
 
+def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """``old`` report with the rows ``new`` measured replaced (and its notes added)."""
+    key = ("threads", "workload", "system")
+    fresh = {tuple(r[k] for k in key) for r in new["results"]}
+    out = dict(old)
+    out["results"] = [r for r in old["results"] if tuple(r[k] for k in key) not in fresh]
+    out["results"] += new["results"]
+    out["notes"] = [*old.get("notes", []), *(f"remeasured {new['environment']['date']}: {n}"
+                                             for n in new["notes"])]
+    out["environment"] = {**old["environment"], "remeasured": new["environment"]}
+    return out
+
+
 def measure_setting(specs: Sequence[SystemSpec], threads: str, plan: Plan, out: Path,
-                    run: Run) -> None:
+                    run: Run, chosen: Sequence[Workload], cold: bool = True) -> None:
     log(f"\n== {threads} thread{'s' if threads == 'default' else ''} ==")
     loadavg(run, f"{threads}: start")
     workers = start_workers(specs, threads, out, run, "")
     try:
-        started = time.perf_counter()
-        for w in workers.values():
-            cold_sample(w, threads, plan.cold_steps, run, first=True)
-        for i in range(1, plan.cold_repeat):  # more fresh processes, first step only
-            for spec in specs:
-                extra = start_workers([spec], threads, out, run, f"-cold{i}")
-                for w in extra.values():
-                    cold_sample(w, threads, 3, run, first=False)
-                    w.close()
-        log(f"  cold: first MLP step and {plan.cold_steps} more, in {plan.cold_repeat} fresh "
-            f"process(es) per system: {time.perf_counter() - started:.1f} s")
-        for wl in workloads(plan):
+        if cold:
+            cold_samples(specs, workers, threads, plan, out, run)
+        for wl in chosen:
             measure_workload(wl, workers, threads, plan, run)
             loadavg(run, f"{threads}: after {wl.name}")
     finally:
         for w in workers.values():
             w.close()
+
+
+def cold_samples(specs: Sequence[SystemSpec], workers: dict[str, WorkerProcess], threads: str,
+                 plan: Plan, out: Path, run: Run) -> None:
+    started = time.perf_counter()
+    for w in workers.values():
+        cold_sample(w, threads, plan.cold_steps, run, first=True)
+    for i in range(1, plan.cold_repeat):  # more fresh processes, first step only
+        for spec in specs:
+            extra = start_workers([spec], threads, out, run, f"-cold{i}")
+            for w in extra.values():
+                cold_sample(w, threads, 3, run, first=False)
+                w.close()
+    log(f"  cold: first MLP step and {plan.cold_steps} more, in {plan.cold_repeat} fresh "
+        f"process(es) per system: {time.perf_counter() - started:.1f} s")
 
 
 def measure_workload(wl: Workload, workers: dict[str, WorkerProcess], threads: str, plan: Plan,
@@ -345,6 +365,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="where to write results.json, results.md and the plot")
     parser.add_argument("--peers", type=Path, default=Path("/work/peers"),
                         help="the peers' virtual environments: PEERS/ltc, PEERS/xla")
+    parser.add_argument("--workloads", nargs="+", metavar="NAME",
+                        help="measure only these workloads (a name or its prefix, e.g. "
+                             "record/chains or chain); skips the cold first steps")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other rows of OUT/results.json: remeasure a few rows "
+                             "without rerunning everything")
     parser.add_argument("--settle", type=float, metavar="SECONDS",
                         help="pause before each sample with default threads (default: 0.1 s, "
                              "0 with --quick)")
@@ -368,13 +394,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         if spec.note:
             run.notes.append(f"{spec.id}: skipped: {spec.note}")
             log(f"  {spec.id}: skipped, {spec.note}")
+    chosen = [wl for wl in workloads(plan) if not args.workloads
+              or any(wl.name == w or wl.name.startswith(w + "/") for w in args.workloads)]
     for threads in args.threads:
-        measure_setting(specs, threads, plan, args.out, run)
-    goals = evaluate_goals(run.results, args.threads)
+        measure_setting(specs, threads, plan, args.out, run, chosen, cold=not args.workloads)
     env["seconds"] = time.perf_counter() - started
     report = {"environment": env, "systems": [asdict(s) for s in specs],
               "workers": run.workers, "results": run.results, "cold": run.cold,
-              "goals": goals, "load": run.load, "notes": run.notes}
+              "goals": [], "load": run.load, "notes": run.notes}
+    if args.merge and (args.out / "results.json").exists():
+        report = merged(json.loads((args.out / "results.json").read_text()), report)
+    measured = [t for t in THREADS if any(r["threads"] == t for r in report["results"])]
+    report["goals"] = goals = evaluate_goals(report["results"], measured)
     (args.out / "results.json").write_text(json.dumps(report, indent=1))
     md = markdown(report)
     (args.out / "results.md").write_text(md)
