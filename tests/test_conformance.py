@@ -257,3 +257,18 @@ def test_a_crash_and_a_hang_of_the_library_are_reported_and_the_run_goes_on(tmp_
     hung = failures["suite/test_reductions.py::test_reductions_match_numpy[prod]"]
     assert hung["message"].startswith("hung (ran over 3 s"), output
     assert report["rules"]["LZ-NUM-001"]["passed"], "the run stopped at the crash"
+
+
+def test_oracle_examples_do_not_depend_on_the_local_code_around_them(tmp_path) -> None:
+    # Hypothesis mines literals from modules outside site-packages: an editable install or a
+    # local adapter would change the oracle's examples. The oracle turns that off.
+    (tmp_path / "local_adapter.py").write_text("MAGIC = 123456789\n")
+    code = ("import local_adapter\n"
+            "from hypothesis.internal.conjecture import providers\n"
+            "from minilazy.conformance import plugin\n"
+            "before = providers._get_local_constants().integers\n"
+            "plugin._examples_independent_of_local_code()\n"
+            "print(123456789 in before, len(providers._get_local_constants().integers))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert out.stdout.split() == ["True", "0"], out.stdout + out.stderr

@@ -88,7 +88,7 @@ def register_profiles() -> None:
                                   suppress_health_check=slow, **values)
 
 
-def examples_independent_of_local_code() -> None:
+def _examples_independent_of_local_code() -> None:
     """Keep Hypothesis from drawing literals it mined from the code around the run.
 
     Hypothesis (6.131 and later) biases a few draws towards constants found in *local* modules,
@@ -97,9 +97,6 @@ def examples_independent_of_local_code() -> None:
     where things are installed (an MLX ``sign(nan)`` bug was found from a checkout and missed
     from a wheel). The oracle draws from Hypothesis's global constants only. Hypothesis has no
     setting for it: where its internals differ, this does nothing.
-
-    Example:
-        >>> examples_independent_of_local_code()
     """
     try:
         from hypothesis.internal.conjecture import providers
@@ -261,7 +258,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _asked_for(config):
         return
     register_profiles()
-    examples_independent_of_local_code()
+    _examples_independent_of_local_code()
     if not config.getoption("hypothesis_profile", None):
         from hypothesis import settings
 
