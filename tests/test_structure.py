@@ -92,3 +92,20 @@ def test_public_symbols_have_docstrings_with_examples():
                if callable(getattr(ml, name)) and not isinstance(getattr(ml, name), type(ml.int8))
                and ">>>" not in (getattr(ml, name).__doc__ or "")]
     assert not missing, missing
+
+
+# The core path (record -> cut -> hash -> lower -> run), in reading order (docs/internals.md).
+CORE_PATH = ["dtypes", "ir", "state", "ops", "scalars", "tracer", "hashing", "donation",
+             "lowering", "runtime", "barrier"]
+CORE_BUDGET = 3000  # lines; raise it only with a reason (a student reads this in one sitting)
+
+
+def test_the_core_path_fits_its_line_budget(capsys):
+    assert set(CORE_PATH) <= set(RANK) and [RANK[m] for m in CORE_PATH] == sorted(
+        RANK[m] for m in CORE_PATH), "the core path is listed in reading (layer) order"
+    lines = {m: len((PACKAGE / f"{m}.py").read_text().splitlines()) for m in CORE_PATH}
+    with capsys.disabled():
+        print(f"\ncore path: {sum(lines.values())} lines in {len(lines)} files (budget "
+              f"{CORE_BUDGET}): " + ", ".join(f"{m} {n}" for m, n in lines.items()))
+    assert sum(lines.values()) <= CORE_BUDGET
+    assert max(lines.values()) <= 430, "a module past ~400 lines is asking to be split"

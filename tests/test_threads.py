@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 
 import minilazy as ml
 
@@ -139,3 +140,31 @@ def test_donation_resumes_once_the_other_threads_have_ended() -> None:
         w = w * 0.5
         ml.mark_step()
     assert ml.metrics().donations >= 2
+
+
+def test_a_thread_reusing_an_ended_makers_ident_does_not_stop_donation() -> None:
+    # Thread idents are reused: a timer started after a tensor-making thread ended often gets
+    # its ident. It makes no tensors, so donation must go on while it runs.
+    for _ in range(200):
+        maker = threading.Thread(target=lambda: ml.asarray(np.ones(2, np.float32)))
+        maker.start()
+        maker.join()
+        done = threading.Event()
+        idle = threading.Thread(target=done.wait)
+        idle.start()
+        if idle.ident == maker.ident:
+            break
+        done.set()
+        idle.join()
+    else:
+        pytest.fail("no thread ident was reused in 200 tries")
+    try:
+        ml.reset_metrics()
+        w = ml.asarray(np.ones((8, 8), np.float32))
+        for _ in range(3):
+            w = w * 0.5
+            ml.mark_step()
+        assert ml.metrics().donations > 0
+    finally:
+        done.set()
+        idle.join()

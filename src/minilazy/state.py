@@ -126,7 +126,10 @@ class Registry:
         self._refs: dict[weakref.ref[Tensor], None] = {}
         self._drop = self._remove  # one bound method, not one per tensor
         self._last = threading.get_ident()  # the thread that made the newest tensor
-        self._threads = {self._last}  # every thread that made one (pruned when they end)
+        # Every thread that made one, by ident, with its Thread: an ended thread's ident is
+        # reused by the next thread started (a timer, say), which must not count as making
+        # tensors. Pruned when they end.
+        self._threads = {self._last: threading.current_thread()}
 
     def add(self, t: Tensor) -> None:
         """Register ``t`` (once, when it is made)."""
@@ -134,7 +137,7 @@ class Registry:
         ident = threading.get_ident()
         if ident != self._last:
             self._last = ident
-            self._threads.add(ident)
+            self._threads[ident] = threading.current_thread()
 
     def _remove(self, ref: weakref.ref[Tensor]) -> None:
         self._refs.pop(ref, None)
@@ -147,8 +150,10 @@ class Registry:
     def shared(self) -> bool:
         """Whether two or more threads that are still running have made tensors."""
         if len(self._threads) > 1:
-            self._threads &= {t.ident for t in threading.enumerate()}
-            self._threads.add(self._last)
+            for ident, thread in list(self._threads.items()):  # a copy: others may add
+                # The newest maker always counts: it may reuse the ident of an ended one.
+                if ident != self._last and not thread.is_alive():
+                    self._threads.pop(ident, None)
         return len(self._threads) > 1
 
     def __len__(self) -> int:
