@@ -102,14 +102,20 @@ class Backend(Protocol):
         """Called when the pending count reaches the policy's limit, or in eager mode."""
 
 
+class _Maker(threading.local):
+    """Per thread: whether this thread has made a tensor (a new thread starts without)."""
+
+    known = False
+
+
 class Registry:
     """The live tensors, by weak reference: ``mark_step`` materialises the pending ones.
 
     A dict of weak references, not a ``WeakSet``: copying its keys is one C call, so a thread
     that iterates never sees another thread's insertion mid-way ("set changed size during
     iteration"). A reference removes itself when its tensor dies. It also notes which threads
-    make tensors: while two or more do, a barrier cannot know that no other thread is about to
-    read a buffer, so nothing is donated.
+    make tensors: while two or more of them run, a barrier cannot know that no other thread is
+    about to read a buffer, so nothing is donated.
 
     Example:
         >>> import minilazy as ml
@@ -118,26 +124,25 @@ class Registry:
         True
     """
 
-    __slots__ = ("_refs", "_drop", "_last", "_threads")
+    __slots__ = ("_refs", "_drop", "_maker", "_threads")
 
     def __init__(self) -> None:
         # A weak reference per tensor, as the key (it hashes as its tensor, by identity, and
         # keeps that hash when the tensor dies): the callback removes it.
         self._refs: dict[weakref.ref[Tensor], None] = {}
         self._drop = self._remove  # one bound method, not one per tensor
-        self._last = threading.get_ident()  # the thread that made the newest tensor
-        # Every thread that made one, by ident, with its Thread: an ended thread's ident is
-        # reused by the next thread started (a timer, say), which must not count as making
-        # tensors. Pruned when they end.
-        self._threads = {self._last: threading.current_thread()}
+        # The threads that made tensors, by ident. A thread-local flag, not the ident, says
+        # whether a thread is known: an ended thread's ident goes to the next thread started
+        # (a timer, say), which has made no tensor and must not count.
+        self._maker = _Maker()
+        self._threads: dict[int, threading.Thread] = {}
 
     def add(self, t: Tensor) -> None:
         """Register ``t`` (once, when it is made)."""
         self._refs[weakref.ref(t, self._drop)] = None
-        ident = threading.get_ident()
-        if ident != self._last:
-            self._last = ident
-            self._threads[ident] = threading.current_thread()
+        if not self._maker.known:  # this thread's first tensor
+            self._maker.known = True
+            self._threads[threading.get_ident()] = threading.current_thread()
 
     def _remove(self, ref: weakref.ref[Tensor]) -> None:
         self._refs.pop(ref, None)
@@ -149,12 +154,14 @@ class Registry:
 
     def shared(self) -> bool:
         """Whether two or more threads that are still running have made tensors."""
-        if len(self._threads) > 1:
-            for ident, thread in list(self._threads.items()):  # a copy: others may add
-                # The newest maker always counts: it may reuse the ident of an ended one.
-                if ident != self._last and not thread.is_alive():
+        if len(self._threads) < 2:
+            return False
+        threads = list(self._threads.values())  # a copy: other threads may add
+        if len(threads) > 64:  # ended threads' entries, kept until now (a pool reuses idents)
+            for ident, thread in list(self._threads.items()):
+                if not thread.is_alive() and self._threads.get(ident) is thread:
                     self._threads.pop(ident, None)
-        return len(self._threads) > 1
+        return sum(thread.is_alive() for thread in threads) > 1
 
     def __len__(self) -> int:
         return len(self._refs)
