@@ -168,3 +168,37 @@ def test_a_thread_reusing_an_ended_makers_ident_does_not_stop_donation() -> None
     finally:
         done.set()
         idle.join()
+
+
+def make_and_wait(held: list[ml.Tensor], made: threading.Event, done: threading.Event) -> None:
+    held.append(ml.asarray(np.ones(2, np.float32)) + 1.0)
+    made.set()
+    done.wait()
+
+
+def test_a_new_thread_on_an_ended_makers_ident_that_makes_tensors_stops_donation() -> None:
+    for _ in range(200):
+        maker = threading.Thread(target=lambda: ml.asarray(np.ones(2, np.float32)))
+        maker.start()
+        maker.join()
+        made, done = threading.Event(), threading.Event()
+        held: list[ml.Tensor] = []
+        second = threading.Thread(target=make_and_wait, args=(held, made, done))
+        second.start()
+        made.wait()
+        if second.ident == maker.ident:
+            break
+        done.set()
+        second.join()
+    else:
+        pytest.fail("no thread ident was reused in 200 tries")
+    try:  # two threads that made tensors run: nothing may be donated
+        ml.reset_metrics()
+        w = ml.asarray(np.ones((8, 8), np.float32))
+        for _ in range(3):
+            w = w * 0.5
+            ml.mark_step()
+        assert ml.metrics().donations == 0
+    finally:
+        done.set()
+        second.join()
