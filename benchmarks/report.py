@@ -206,6 +206,10 @@ def markdown(report: dict[str, Any]) -> str:
         f"one process per system. Versions: {environments}.",
         "",
     ]
+    if "remeasured" in env:  # benchmarks/run.py --workloads ... --merge
+        again = env["remeasured"]
+        lines[-1:-1] = ["", f"Remeasured {again['date']} ({again['mode']} mode, "
+                            f"{' '.join(again['argv'])}): those rows replace the first run's."]
     header = ["", *[label(s) for s in systems]]
     for t in env["threads"]:
         lines += [f"### {THREAD_TITLES[t].format(cpus=env['cpu_count'])}", ""]

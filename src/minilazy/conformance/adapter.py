@@ -101,9 +101,10 @@ class DtypePolicy:
             Python ints, the sum of small ints).
         index: the dtype of the indices ``argmax``/``argmin`` return.
         promotion: other results that differ, by input dtypes: ``"int8,uint8": "int8"`` (two
-            inputs, either order), ``"int8": "float32"`` (one input: ``sin`` of ``int8``). An
-            entry applies where NumPy's result is of the same kind (``divide`` of two ints is a
-            float whatever an int entry says); boolean results are never affected.
+            inputs, either order), ``"int8": "float32"`` (one input: ``sin`` of ``int8``), or
+            for one op only, ``"sum:uint8": "uint32"``. An entry applies where NumPy's result
+            is of the same kind (``divide`` of two ints is a float whatever an int entry says);
+            boolean results are never affected.
         unsupported: ``"op:dtype"`` pairs it does not implement (``"floor_divide:float16"``).
 
     Example:
@@ -129,16 +130,18 @@ class DtypePolicy:
         """The result dtype of ``op`` under this policy, where NumPy's is ``want``.
 
         Example:
-            >>> p = DtypePolicy(default_float="float32")
+            >>> p = DtypePolicy(default_float="float32", promotion={"sum:uint8": "uint32"})
             >>> p.result("add", np.dtype("float64"), [np.dtype("int64")])
             dtype('float32')
+            >>> p.result("sum", np.dtype("uint64"), [np.dtype("uint8")])
+            dtype('uint32')
         """
         if want == np.bool_:
             return want
         if op in ("argmax", "argmin"):
             return np.dtype(self.index)
-        names = [d.name for d in inputs]
-        for key in (",".join(names), ",".join(reversed(names))):
+        names, backwards = ",".join(d.name for d in inputs), ",".join(d.name for d in inputs[::-1])
+        for key in (f"{op}:{names}", f"{op}:{backwards}", names, backwards):
             found = self.promotion.get(key)
             if found is not None and np.dtype(found).kind == want.kind:  # not int for divide
                 return np.dtype(found)

@@ -49,7 +49,10 @@ DTYPE_POLICY = DtypePolicy(
     default_float="float32", default_int="int32", index="uint32",
     promotion={**{f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
                                                         "uint32", "uint64")},
-               **{small: "float32" for small in ("bool", "int8", "uint8")}},
+               **{small: "float32" for small in ("bool", "int8", "uint8")},
+               # sums and products of small unsigned ints are uint32 (NumPy: uint64)
+               **{f"{r}:{u}": "uint32" for r in ("sum", "prod") for u in ("uint8", "uint16",
+                                                                        "uint32")}},
     unsupported=frozenset(f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
                           if not d.startswith("float")))
 
