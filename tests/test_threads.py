@@ -142,63 +142,51 @@ def test_donation_resumes_once_the_other_threads_have_ended() -> None:
     assert ml.metrics().donations >= 2
 
 
-def test_a_thread_reusing_an_ended_makers_ident_does_not_stop_donation() -> None:
-    # Thread idents are reused: a timer started after a tensor-making thread ended often gets
-    # its ident. It makes no tensors, so donation must go on while it runs.
+def on_a_reused_ident(makes_tensors: bool) -> tuple[threading.Thread, threading.Event]:
+    """A running thread that got the ident of an ended tensor-making thread.
+
+    Thread idents are reused: a thread started after another ended often gets its ident. This
+    one makes a tensor first or not, then waits for the returned event.
+    """
     for _ in range(200):
         maker = threading.Thread(target=lambda: ml.asarray(np.ones(2, np.float32)))
         maker.start()
         maker.join()
-        done = threading.Event()
-        idle = threading.Thread(target=done.wait)
-        idle.start()
-        if idle.ident == maker.ident:
-            break
-        done.set()
-        idle.join()
-    else:
-        pytest.fail("no thread ident was reused in 200 tries")
-    try:
-        ml.reset_metrics()
-        w = ml.asarray(np.ones((8, 8), np.float32))
-        for _ in range(3):
-            w = w * 0.5
-            ml.mark_step()
-        assert ml.metrics().donations > 0
-    finally:
-        done.set()
-        idle.join()
-
-
-def make_and_wait(held: list[ml.Tensor], made: threading.Event, done: threading.Event) -> None:
-    held.append(ml.asarray(np.ones(2, np.float32)) + 1.0)
-    made.set()
-    done.wait()
-
-
-def test_a_new_thread_on_an_ended_makers_ident_that_makes_tensors_stops_donation() -> None:
-    for _ in range(200):
-        maker = threading.Thread(target=lambda: ml.asarray(np.ones(2, np.float32)))
-        maker.start()
-        maker.join()
-        made, done = threading.Event(), threading.Event()
-        held: list[ml.Tensor] = []
-        second = threading.Thread(target=make_and_wait, args=(held, made, done))
+        started, done = threading.Event(), threading.Event()
+        second = threading.Thread(target=wait_in_thread, args=(makes_tensors, started, done))
         second.start()
-        made.wait()
+        started.wait()
         if second.ident == maker.ident:
-            break
+            return second, done
         done.set()
         second.join()
-    else:
-        pytest.fail("no thread ident was reused in 200 tries")
-    try:  # two threads that made tensors run: nothing may be donated
-        ml.reset_metrics()
-        w = ml.asarray(np.ones((8, 8), np.float32))
-        for _ in range(3):
-            w = w * 0.5
-            ml.mark_step()
-        assert ml.metrics().donations == 0
+    pytest.fail("no thread ident was reused in 200 tries")
+
+
+def wait_in_thread(makes_tensors: bool, started: threading.Event, done: threading.Event) -> None:
+    held = ml.asarray(np.ones(2, np.float32)) + 1.0 if makes_tensors else None
+    started.set()
+    done.wait()
+    del held
+
+
+def donations_in_three_steps() -> int:
+    ml.reset_metrics()
+    w = ml.asarray(np.ones((8, 8), np.float32))
+    for _ in range(3):
+        w = w * 0.5
+        ml.mark_step()
+    return ml.metrics().donations
+
+
+@pytest.mark.parametrize("makes_tensors", [False, True])
+def test_a_thread_on_an_ended_makers_ident_counts_only_if_it_makes_tensors(
+        makes_tensors: bool) -> None:
+    # A timer on a reused ident makes no tensor: donation goes on. A thread that makes
+    # tensors, on whatever ident, is a second maker: nothing may be donated while it runs.
+    second, done = on_a_reused_ident(makes_tensors)
+    try:
+        assert (donations_in_three_steps() == 0) == makes_tensors
     finally:
         done.set()
         second.join()
