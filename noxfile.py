@@ -14,13 +14,13 @@ def tests(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     session.install(".[dev]")
-    session.run("mypy", "--strict", "src/minilazy")
+    session.run("mypy", "--strict", "src/minilazy", "tools")
 
 
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "src", "tests", "benchmarks", "spec", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "spec", "tools", "noxfile.py")
 
 
 @nox.session
@@ -77,7 +77,7 @@ def conformance_reports(session: nox.Session) -> None:
         session.run("python", "-m", "minilazy.conformance", f"--lazy-impl={impl}",
                     f"--hypothesis-profile={profile}", f"--spec-report={reports}/{name}.json",
                     "-q", success_codes=[0, 1])
-    session.run("python", "-m", "minilazy.conformance.matrix",
+    session.run("python", "tools/conformance_matrix.py",
                 *(f"{reports}/{n}.json" for n in (
                     "minilazy-cpu", "minilazy-reference", "toy", "tinygrad-cpu", "mlx-cpu",
                     "torch-lazy", "torch-xla")),

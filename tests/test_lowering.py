@@ -72,7 +72,7 @@ def test_clearing_the_cache_recompiles():
 
 
 def test_many_scalars_travel_as_separate_arguments_and_compile_fast():
-    # Packed scalars cost XLA compile time quadratic in their number (see hashing.PACK_LIMIT).
+    # Packed scalars cost XLA compile time quadratic in their number (see cut.PACK_LIMIT).
     x = ml.asarray(np.zeros(4))
     with ml.policy(max_pending_nodes=10**6):
         for i in range(400):
@@ -90,7 +90,7 @@ def test_a_key_collision_never_serves_another_structures_program():
     from dataclasses import replace
 
     from minilazy import runtime
-    from minilazy.hashing import cut
+    from minilazy.cut import cut
 
     cache = runtime.CompileCache()
     x = ml.asarray(np.arange(3.0))

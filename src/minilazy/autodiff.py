@@ -15,8 +15,8 @@ from typing import Any, Final
 
 from minilazy import dtypes
 from minilazy.creation import full, full_like, zeros_like
+from minilazy.cut import linearize
 from minilazy.elementwise import astype, where
-from minilazy.hashing import linearize
 from minilazy.ir import Node, Op
 from minilazy.reductions import sum as reduce_sum
 from minilazy.shaping import broadcast_to, reshape

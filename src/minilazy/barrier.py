@@ -26,7 +26,7 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import donation, runtime
-from minilazy.hashing import Cut, bands, cut, roots_of
+from minilazy.cut import Cut, bands, cut, roots_of
 from minilazy.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.metrics import COUNTERS
 from minilazy.state import (
@@ -132,7 +132,7 @@ def _mark_lost(c: Cut, donated: tuple[bool, ...], error: Exception) -> None:
 
 def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
     """The scalar parameters' values, one array per dtype group (see ``Cut.scalars``)."""
-    if not c.groups:  # too many to pack (see hashing.PACK_LIMIT): one argument each
+    if not c.groups:  # too many to pack (see cut.PACK_LIMIT): one argument each
         return [s.dtype.type(s.payload) for s in c.scalars]
     values = [s.payload for s in c.scalars]
     if len(c.groups) == 1:
@@ -150,7 +150,7 @@ def _store(into: dict[Node, Node], nodes: list[Node], leaves: list[Node]) -> Non
 
 def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]],
             device: Device, cause: str, bind: Bind) -> None:
-    """Run a graph too deep for one program band by band (``hashing.bands``).
+    """Run a graph too deep for one program band by band (``cut.bands``).
 
     Each band's results that later bands read become their parameters.
     """

@@ -16,8 +16,8 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.infer import integers, sized
 from minilazy.ir import Device, Node, Op
-from minilazy.ops import integers, sized
 from minilazy.scalars import scalar
 from minilazy.state import backend
 from minilazy.tracer import Tensor, _host_to_tensor, record

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from minilazy import barrier
+from minilazy.cut import Cut
 from minilazy.dtypes import short_name
-from minilazy.hashing import Cut
+from minilazy.infer import describe
 from minilazy.ir import Attrs, Node
 from minilazy.metrics import COUNTERS
-from minilazy.ops import describe
 from minilazy.printers import Graph
 from minilazy.state import ENGINE, user_site
 
@@ -93,7 +93,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> old = cut([ml.exp(ml.ones((2,)))._node], ml.default_device())
         >>> new = cut([ml.exp(ml.ones((3,)))._node], ml.default_device())
         >>> explain(new, (), [(_summary(old), ())])[:2]

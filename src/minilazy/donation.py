@@ -21,7 +21,7 @@ from typing import Final
 
 import numpy as np
 
-from minilazy.hashing import Cut, cut
+from minilazy.cut import Cut, cut
 from minilazy.ir import Device, Node, Op
 from minilazy.state import LIVE
 from minilazy.tracer import Tensor

@@ -2,7 +2,7 @@
 
 Seventh layer, and with the runtime the only one that imports jax. :data:`LOWER` maps every op
 to a rule that builds its value from its operands' values; :func:`program` interprets a
-:class:`~minilazy.hashing.Cut` with those rules, and :func:`compile_cut` traces that interpreter
+:class:`~minilazy.cut.Cut` with those rules, and :func:`compile_cut` traces that interpreter
 once with abstract parameters through the public ``jax.jit(...).lower(...).compile()`` path. Leaf
 data are parameters, never constants baked into the program. 64-bit types are switched on only
 inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
@@ -21,10 +21,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from minilazy.hashing import Cut
+from minilazy.cut import Cut
 from minilazy.indexing import index_shape, numpy_index
+from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
-from minilazy.ops import signature
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -238,11 +238,11 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
 
     The parameters are the ``DATA`` buffers, then one array per group of scalars (see
-    :class:`~minilazy.hashing.Cut`); a scalar leaf reads its element of its group's array.
+    :class:`~minilazy.cut.Cut`); a scalar leaf reads its element of its group's array.
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> x = ml.asarray(np.ones(2, np.float32))
         >>> fn = program(cut([(x + 1.0)._node], x.device))
         >>> [a.tolist() for a in fn(np.ones(2, np.float32), np.array([1.0], np.float32))]
@@ -315,7 +315,7 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> x = ml.ones((2,))
         >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
         True
@@ -331,7 +331,7 @@ def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> x = ml.ones((2,))
         >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
         ()

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from minilazy import lowering
+from minilazy.cut import Cut, cut, roots_of
 from minilazy.dtypes import DTYPES
-from minilazy.hashing import Cut, cut, roots_of
 from minilazy.indexing import index_text
+from minilazy.infer import describe
 from minilazy.ir import BINARY, UNARY, Attrs, Op
-from minilazy.ops import describe
-from minilazy.pycode import to_python
+from minilazy.pycode import source
 from minilazy.state import backend
 from minilazy.tracer import Tensor
 
@@ -160,7 +160,7 @@ class Graph:
             >>> ml.graph(*scope["outputs"]).key == ml.graph(ml.exp(ml.ones((2,))) * 3.0).key
             True
         """
-        return to_python(self.cut, backend().default_device())
+        return source(self.cut, backend().default_device())
 
     def render(self, path: str, format: str = "svg") -> str:
         """Draw the graph with Graphviz (the ``graphviz`` package and its ``dot`` program).

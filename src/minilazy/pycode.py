@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
 from minilazy import dtypes
+from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
-from minilazy.hashing import Cut
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
 from minilazy.state import backend
@@ -111,7 +111,7 @@ def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
 
 
 def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    return []  # parameters are written by to_python itself
+    return []  # parameters are written by source itself
 
 
 PYTHON: Final[Mapping[Op, Rule]] = {
@@ -130,15 +130,15 @@ PYTHON: Final[Mapping[Op, Rule]] = {
 }
 
 
-def to_python(c: Cut, default: Device) -> str:
+def source(c: Cut, default: Device) -> str:
     """The cut as a runnable minilazy program ending with ``outputs = [...]``.
 
     Example:
         >>> import numpy as np
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> x = ml.asarray(np.ones((2, 3), np.float32))
-        >>> print(to_python(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
+        >>> print(source(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
         import numpy as np
         import minilazy as ml
         from minilazy.pycode import replay, scalar

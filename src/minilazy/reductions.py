@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from minilazy import dtypes
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import astype
+from minilazy.infer import normalize_axes
 from minilazy.ir import Op
-from minilazy.ops import normalize_axes
 from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
 Axes = int | Sequence[int] | None

@@ -15,10 +15,10 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import runtime
-from minilazy.hashing import Cut, cut
+from minilazy.cut import Cut, cut
 from minilazy.indexing import index_shape, numpy_index
+from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
-from minilazy.ops import UFUNC, signature
 from minilazy.tracer import Tensor
 
 Array = np.ndarray[Any, Any]
@@ -150,7 +150,7 @@ def evaluate(c: Cut, params: Sequence[Any]) -> list[Array]:
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.hashing import cut
+        >>> from minilazy.cut import cut
         >>> x = ml.asarray([1.0, 2.0])
         >>> evaluate(cut([(x + 1.0)._node], x.device), [np.array([5.0, 6.0])])
         [array([6., 7.])]

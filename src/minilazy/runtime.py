@@ -16,7 +16,7 @@ from typing import Any, Final, cast
 import jax
 import numpy as np
 
-from minilazy.hashing import Cut
+from minilazy.cut import Cut
 from minilazy.ir import Device
 from minilazy.lowering import Compiled, compile_lowered, jax_device, lower
 from minilazy.metrics import COUNTERS

@@ -15,8 +15,8 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
+from minilazy.infer import signature
 from minilazy.ir import COMPARISONS, Node, Op, constant_leaf, scalar_leaf
-from minilazy.ops import signature
 from minilazy.state import ENGINE, OVERRIDE
 
 

@@ -11,8 +11,8 @@ import math
 from collections.abc import Sequence
 
 from minilazy import dtypes
+from minilazy.infer import describe, integers, normalize_axes
 from minilazy.ir import Op, ShapeError
-from minilazy.ops import describe, integers, normalize_axes
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
 

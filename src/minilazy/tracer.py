@@ -1,7 +1,7 @@
 """The tracer: ``Tensor`` records ops into the IR instead of running them.
 
 Fifth layer. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
-it is materialised. Every op call checks shapes and dtypes (``ops.INFER``), creates one node, and
+it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates one node, and
 returns a new tensor; in-place ops rebind the handle (functional underneath). Observations such
 as ``float(t)`` reach the barrier layer through ``state.backend()``. Never imports jax.
 """
@@ -17,9 +17,9 @@ import numpy as np
 from minilazy import dtypes
 from minilazy.dtypes import DType, Scalar
 from minilazy.indexing import Item, index_spec
+from minilazy.infer import INFER, describe
 from minilazy.ir import Attrs, Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
-from minilazy.ops import INFER, describe
 from minilazy.scalars import is_weak, scalar, weak_scalar
 from minilazy.state import ENGINE, LIVE, OVERRIDE, backend, user_site
 

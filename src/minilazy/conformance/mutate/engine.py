@@ -24,9 +24,8 @@ from minilazy import (
     autodiff,
     barrier,
     donation,
-    hashing,
+    infer,
     lowering,
-    ops,
     printers,
     reductions,
     scalars,
@@ -34,6 +33,7 @@ from minilazy import (
     state,
     tracer,
 )
+from minilazy import cut as cutting
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.dtypes import CODE, DType
 from minilazy.ir import OP_CODE, Node, Op, data_leaf
@@ -47,9 +47,9 @@ def _set(owner: Any, name: str, value: Any) -> None:
 # -- the cache key, one field left out ----------------------------------------------------------
 def _rekey(leave_out: str) -> MinilazyAdapter:
     """Keys computed from the cut's fields but ``leave_out``."""
-    real = hashing.cut
+    real = cutting.cut
 
-    def cut(roots: Sequence[Node], device: ml.Device) -> hashing.Cut:
+    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
         c = real(roots, device)
         parts: list[Any] = []
         for n in c.order:
@@ -63,7 +63,7 @@ def _rekey(leave_out: str) -> MinilazyAdapter:
             parts.append(c.outputs)
         if leave_out != "device":
             parts.append(device.code)
-        return hashing.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
+        return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
                            c.device, hash(tuple(parts)), c.edges)
 
     for module in (barrier, printers):
@@ -129,7 +129,7 @@ def scalar_shared_slot() -> MinilazyAdapter:
     """Every scalar parameter of a program reads the first one's slot."""
     real = barrier._packed
 
-    def packed(c: hashing.Cut) -> list[np.ndarray[Any, Any]]:
+    def packed(c: cutting.Cut) -> list[np.ndarray[Any, Any]]:
         return [np.full_like(a, a.flat[0]) if a.size else a for a in real(c)]
 
     _set(barrier, "_packed", packed)
@@ -142,7 +142,7 @@ def donates_live_buffer() -> MinilazyAdapter:
 
     Even one a live tensor holds.
     """
-    def donations(c: hashing.Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
+    def donations(c: cutting.Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
         shapes = {(r.shape, r.dtype) for r in roots}
         return tuple((p.shape, p.dtype) in shapes for p in c.params)
 
@@ -242,7 +242,7 @@ def keepdims_dropped() -> MinilazyAdapter:
         _set_table(lowering.LOWER, op, lambda xs, n, fn=fn: fn(xs[0], axis=n.attrs[0]))
     real = lowering.program
 
-    def program(c: hashing.Cut) -> Callable[..., tuple[Any, ...]]:
+    def program(c: cutting.Cut) -> Callable[..., tuple[Any, ...]]:
         fn = real(c)
         shapes = [c.order[i].shape for i in c.outputs]
         return lambda *params: tuple(jnp.reshape(o, s) for o, s in zip(fn(*params), shapes))
@@ -253,7 +253,7 @@ def keepdims_dropped() -> MinilazyAdapter:
 
 def negative_axes_off_by_one() -> MinilazyAdapter:
     """A negative axis counts from one too far: ``axis=-1`` of a 3-D tensor is axis 1."""
-    real = ops.normalize_axes
+    real = infer.normalize_axes
 
     def normalize(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
         if isinstance(axes, int) and -ndim < axes < -1:
@@ -262,7 +262,7 @@ def negative_axes_off_by_one() -> MinilazyAdapter:
             axes = ndim - 2
         return real(op_name, axes, ndim)
 
-    for module in (ops, reductions, shaping):
+    for module in (infer, reductions, shaping):
         _set(module, "normalize_axes", normalize)
     return cpu()
 
@@ -281,7 +281,7 @@ def floor_divide_truncates() -> MinilazyAdapter:
 
 def promotes_int8_uint8_to_int8() -> MinilazyAdapter:
     """``int8`` with ``uint8`` promotes to ``int8`` (NumPy: ``int16``), for arithmetic."""
-    real = ops.signature
+    real = infer.signature
     i8, u8 = np.dtype(np.int8), np.dtype(np.uint8)
 
     @functools.lru_cache(maxsize=4096)
@@ -290,7 +290,7 @@ def promotes_int8_uint8_to_int8() -> MinilazyAdapter:
             return (i8, i8, i8)
         return real(op, *types)
 
-    for module in (ops, lowering, scalars):
+    for module in (infer, lowering, scalars):
         _set(module, "signature", signature)
     return cpu()
 

@@ -1,4 +1,4 @@
-"""Op rules: what each op's result shape and dtype are, and which operands are errors.
+"""Inference: what each op's result shape and dtype are, and which operands are errors.
 
 Fourth layer. One table, :data:`INFER`, keyed by every :class:`~minilazy.ir.Op`; the tracer calls
 it when it records a node, so a bad shape or dtype raises *at the op call* with the shapes in the

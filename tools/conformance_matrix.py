@@ -1,6 +1,7 @@
-r"""The conformance status matrix: the oracle's JSON reports as one MyST Markdown page.
+r"""The docs' conformance status matrix: the oracle's JSON reports as one MyST Markdown page.
 
-``python -m minilazy.conformance.matrix REPORT.json... --out docs/_generated/conformance.md``
+A tool of this repository's docs, not part of the installed oracle.
+``python tools/conformance_matrix.py REPORT.json... --out docs/_generated/conformance.md``
 reads the reports that ``--spec-report`` wrote, one per implementation, and writes:
 
 - the implementations, with their versions, capabilities and rule counts;
@@ -211,7 +212,7 @@ def render(reports: Sequence[Report]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m minilazy.conformance.matrix REPORT.json... [--out PAGE] [--save-reports DIR]``.
+    """``python tools/conformance_matrix.py REPORT.json... [--out PAGE] [--save-reports DIR]``.
 
     Example:
         >>> import tempfile, os
@@ -223,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         0
         True
     """
-    parser = argparse.ArgumentParser(prog="python -m minilazy.conformance.matrix",
+    parser = argparse.ArgumentParser(prog="python tools/conformance_matrix.py",
                                      description=__doc__.split("\n")[0])
     parser.add_argument("reports", nargs="+", metavar="REPORT.json",
                         help="--spec-report files, one per implementation, in column order")

@@ -1,4 +1,4 @@
-"""The graph hasher: cut the pending graph below some roots into a linear program with a key.
+"""Cut: the pending graph below some roots becomes a linear program with a cache key.
 
 Sixth layer. :func:`cut` walks the graph once, post-order from the roots, giving every node a
 position; the leaves it meets are the program's *parameters*, in the order first met. The cache
