@@ -1,4 +1,11 @@
-"""Bad input raises a clear error at the call that caused it, and nothing pending is lost."""
+"""Errors, engine side: minilazy's messages and exception classes, and its failure handling.
+
+The rule-tagged behaviour (LZ-ERR-001..008) is checked once, by the conformance suite
+(``suite/test_errors.py``), on minilazy by default. Here: minilazy's own wording and classes
+(``ShapeError``, ``DeviceError``), what the adapter protocol does not pass (NumPy scalars and
+host arrays as operands, boolean masks, complex dtypes), a real two-device run, and a lowering
+failure injected into the engine.
+"""
 
 from __future__ import annotations
 
@@ -34,10 +41,10 @@ BAD_CALLS = {
 }
 
 
-@pytest.mark.spec("LZ-ERR-001")
-@pytest.mark.spec("LZ-ERR-003")
 @pytest.mark.parametrize("name", list(BAD_CALLS))
-def test_bad_input_raises_at_the_call_and_nothing_is_lost(name):
+def test_bad_input_raises_minilazys_error_at_the_call_and_nothing_is_lost(name):
+    """minilazy's exception class and message for each bad call (the suite checks LZ-ERR-001 and
+    LZ-ERR-003 with any wording), including refusals of its own: boolean masks, complex."""
     call, error, message = BAD_CALLS[name]
     x = ml.asarray(np.arange(6, dtype=np.float32).reshape(2, 3))
     pending = ml.exp(x) + 1.0  # recorded before the error
@@ -51,8 +58,9 @@ def test_bad_input_raises_at_the_call_and_nothing_is_lost(name):
     np.testing.assert_array_equal(after.numpy(), np.arange(6, dtype=np.float32).reshape(2, 3) * 2)
 
 
-@pytest.mark.spec("LZ-ERR-004")
 def test_observation_of_a_big_tensor_as_a_scalar_is_a_clear_error():
+    """minilazy's messages for LZ-ERR-004 (the suite's rule), and a 0-d float tensor refused
+    as a list index."""
     x = ml.ones((2, 2))
     for convert in (float, int, bool):
         with pytest.raises(ValueError, match=r"needs a tensor of size 1, got shape \(2, 2\)"):
@@ -62,8 +70,9 @@ def test_observation_of_a_big_tensor_as_a_scalar_is_a_clear_error():
     assert ml.metrics().executions == 0
 
 
-@pytest.mark.spec("LZ-ERR-005")
 def test_mixing_devices_is_an_error_naming_both_devices():
+    """Two host devices in a subprocess (the suite's LZ-ERR-005 test runs only where an adapter
+    has two devices): minilazy's DeviceError and its message, ``.to``, and ``.device``."""
     script = textwrap.dedent("""
         import os
         os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=2"
@@ -91,8 +100,9 @@ def test_unknown_platform_is_a_clear_error():
         ml.devices("nonexistent")
 
 
-@pytest.mark.spec("LZ-ERR-003")
 def test_a_tensor_that_fails_at_the_barrier_does_not_take_the_others_down(monkeypatch):
+    """An engine bug injected into the lowering fails its tensor only: the barrier's others
+    materialise, and the failed tensor holds its error."""
     from minilazy import lowering
     from minilazy.ir import Op
 
@@ -111,46 +121,23 @@ def test_a_tensor_that_fails_at_the_barrier_does_not_take_the_others_down(monkey
     ml.mark_step()  # the failed tensor is no longer pending: barriers work on
 
 
-# Input NumPy refuses at the call, with the error NumPy raises: (minilazy call, NumPy call).
+# Host data NumPy refuses at the call, with the error NumPy raises: (minilazy call, NumPy call).
+# (The suite checks LZ-ERR-006..008 with Python scalars and lists; the protocol passes no NumPy
+# scalars or host arrays as operands.)
 LIKE_NUMPY = {
-    "float shape": (lambda: ml.zeros((2.5, 3)), lambda: np.zeros((2.5, 3))),
-    "float size": (lambda: ml.ones(2.9), lambda: np.ones(2.9)),
-    "float full": (lambda: ml.full((1.9,), 3.0), lambda: np.full((1.9,), 3.0)),
-    "float reshape": (lambda: ml.reshape(ml.ones(6), (2.0, 3.0)),
-                      lambda: np.reshape(np.ones(6), (2.0, 3.0))),
-    "float axis": (lambda: ml.sum(ml.ones((2, 2)), axis=1.0),
-                   lambda: np.sum(np.ones((2, 2)), axis=1.0)),
-    "float broadcast": (lambda: ml.broadcast_to(ml.ones(2), (2.0, 2)),
-                        lambda: np.broadcast_to(np.ones(2), (2.0, 2))),
-    "float permute": (lambda: ml.permute_dims(ml.ones((2, 3)), (1.0, 0)),
-                      lambda: np.transpose(np.ones((2, 3)), (1.0, 0))),
-    "negative power": (lambda: ml.arange(1, 4) ** -1, lambda: np.arange(1, 4) ** -1),
     "negative power, NumPy scalar": (lambda: ml.arange(1, 4) ** np.int64(-2),
                                      lambda: np.arange(1, 4) ** np.int64(-2)),
     "negative power, host array": (lambda: ml.pow(ml.arange(1, 4), np.array([1, -1, 2])),
                                    lambda: np.power(np.arange(1, 4), np.array([1, -1, 2]))),
-    "index list out of range": (lambda: ml.arange(3)[[0, 5]], lambda: np.arange(3)[[0, 5]]),
-    "negative index list": (lambda: ml.arange(3)[[-4]], lambda: np.arange(3)[[-4]]),
     "index array, second axis": (lambda: ml.ones((2, 3))[:, np.array([3])],
                                  lambda: np.ones((2, 3))[:, np.array([3])]),
-    "setitem index out of range": (lambda: ml.zeros(3).__setitem__([7], 1.0),
-                                   lambda: np.zeros(3).__setitem__([7], 1.0)),
-    "None operand": (lambda: ml.ones(2) + None, lambda: np.ones(2) + None),
-    "None reflected": (lambda: None * ml.ones(2), lambda: None * np.ones(2)),
-    "string operand": (lambda: ml.ones(2) - "a", lambda: np.ones(2) - "a"),
-    "int too big for any dtype": (lambda: ml.asarray([1, 2**70]),
-                                  lambda: np.asarray([1, 2**70], dtype=np.int64)),
-    "fill too big for any dtype": (lambda: ml.full((2,), 2**70),
-                                   lambda: np.full((2,), 2**70, dtype=np.int64)),
-    "too big to exist": (lambda: ml.zeros((10**10, 10**10)),
-                         lambda: np.zeros((10**10, 10**10))),
 }
 
 
-@pytest.mark.spec("LZ-ERR-006", "LZ-ERR-007", "LZ-ERR-008")
-@pytest.mark.spec("LZ-ERR-003")
 @pytest.mark.parametrize("name", list(LIKE_NUMPY))
-def test_input_numpy_refuses_raises_numpys_error_at_the_call(name):
+def test_host_data_numpy_refuses_raises_numpys_error_at_the_call(name):
+    """Values of NumPy scalars and host arrays are known at the call: checked there, as
+    NumPy checks them, with pending work undisturbed."""
     ours, theirs = LIKE_NUMPY[name]
     with pytest.raises(Exception) as numpy_error:
         theirs()

@@ -1,28 +1,26 @@
-"""Lowering and the runtime: parameters not constants, 64 bits kept, fusion, the LRU cache."""
+"""Lowering and the runtime: 64 bits without JAX's x64 flag, fusion, scalars, the LRU cache.
+
+That data are parameters and 64-bit values stay 64-bit (LZ-LOW-001/002) is checked through the
+adapter by the conformance suite; these tests check how minilazy's lowering and runtime do it.
+"""
 
 from __future__ import annotations
 
 import jax
 import numpy as np
-import pytest
 
 import minilazy as ml
 from minilazy import runtime
 from minilazy.runtime import CompileCache
 
 
-@pytest.mark.spec("LZ-LOW-001")
-def test_device_data_are_parameters_not_constants():
-    big = np.arange(100_000, dtype=np.float32)
-    g = ml.graph(ml.asarray(big) * 2.0)
-    hlo = g.stablehlo()
-    assert "dense<" not in hlo  # no array literal baked into the program
-    assert hlo.count("tensor<100000xf32>") >= 2  # the data arrive as a parameter
-    assert len(hlo) < 5_000
-
-
-@pytest.mark.spec("LZ-LOW-002")
 def test_64_bit_stays_64_bit_without_touching_jax_config():
+    """64-bit values are computed in 64 bits with JAX's global ``jax_enable_x64`` left off.
+
+    That the values are 64-bit (LZ-LOW-002) is the suite's to check; that minilazy gets there
+    without switching JAX's global configuration (which would change every other JAX user in
+    the process) is how this engine does it.
+    """
     assert not jax.config.jax_enable_x64
     x = ml.asarray(np.array([1e-300, 2**53 + 1], np.float64))
     i = ml.asarray(np.array([2**62 + 1], np.int64))
@@ -33,8 +31,10 @@ def test_64_bit_stays_64_bit_without_touching_jax_config():
     assert not jax.config.jax_enable_x64
 
 
-@pytest.mark.spec("LZ-LOW-003")
 def test_an_elementwise_chain_is_one_fused_kernel():
+    """LZ-LOW-003 (SHOULD), on minilazy's XLA output: 20 elementwise steps compile to one
+    ``fusion`` in the optimised HLO text (a check the adapter protocol cannot state portably:
+    another compiler's program text has no XLA fusions to count)."""
     x = ml.asarray(np.ones(10_000, np.float32))
     y = x
     for i in range(20):

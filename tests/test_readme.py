@@ -7,13 +7,12 @@ import io
 import pathlib
 import re
 
-import pytest
-
 README = pathlib.Path(__file__).parents[1] / "README.md"
 
 
-@pytest.mark.spec("LZ-CACHE-001")
 def test_readme_example_compiles_once_in_100_steps():
+    """The README's training-loop example runs and prints the counts it claims (1 compile, 99
+    cache hits): the documentation, not LZ-CACHE-001, which the suite checks."""
     code = re.search(r"```python\n(.*?)```", README.read_text(), re.S).group(1)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

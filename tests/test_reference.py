@@ -20,14 +20,16 @@ ELEMENTWISE = [s for s in ops().values() if s.kind == "elementwise"]
 
 
 def test_reference_covers_every_op():
+    """The interpreter has a NumPy function for every IR op, as the lowering has an XLA one."""
     assert set(reference.REFERENCE) == set(Op) == set(LOWER)
 
 
-@pytest.mark.spec("LZ-NUM-001")
 @pytest.mark.parametrize("spec", ELEMENTWISE, ids=lambda s: s.name)
 @settings(max_examples=25)
 @given(data=st.data())
 def test_reference_elementwise_matches_numpy(spec, data):
+    """``minilazy.reference`` interprets every elementwise node as NumPy computes it, on mixed
+    dtypes and broadcast shapes: exactly, whatever the op's tolerance class (it is NumPy)."""
     dts = data.draw(st.tuples(*[st.sampled_from(DTYPES)] * spec.arity)
                     .filter(lambda d: loop_exists(spec, *d)))
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=spec.arity, max_side=3))
@@ -41,6 +43,7 @@ def test_reference_elementwise_matches_numpy(spec, data):
 
 @given(x=arrays(np.dtype(np.float64), SHAPES))
 def test_reference_runs_composites_like_numpy(x):
+    """A graph of several nodes, interpreted without compiling or executing anything."""
     t = ml.asarray(x)
     (got,) = reference.run(ml.where(t > 0, t * 2.0, -t)[..., None])
     with np.errstate(all="ignore"):

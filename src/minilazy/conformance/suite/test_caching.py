@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close, numpy_apply
 from minilazy.conformance.programgen import programs
 from minilazy.conformance.programs import (
@@ -275,6 +275,31 @@ def test_an_update_in_a_loop_donates_the_buffer_it_replaces(adapter: OptionalAda
             adapter.barrier()
     assert d.n("donations") >= 2, f"{d.donations} buffers donated in 3 steps"
     assert adapter.to_numpy(w)[0, 0] == np.float32(0.125)
+
+
+@pytest.mark.spec("LZ-CACHE-004")
+@pytest.mark.requires("setitem")
+@pytest.mark.ops("multiply", "subtract")
+def test_an_update_in_place_donates_and_reuses_its_program(adapter: OptionalAdapter) -> None:
+    # `w -= w * rate * k` with mark_step each step: the buffer `w` named before the update is
+    # held by nothing else, so it is donated, and every step is the same program.
+    start = np.linspace(1, 2, 48, dtype=np.float32).reshape(6, 8)
+    w, want = adapter.from_numpy(start), start
+    rate = typed(adapter, 0.125, np.float32)
+    counted = satisfies(capabilities_of(adapter), "compiles")
+    settle(adapter)
+    with counting(adapter) as d:
+        for step in range(4):
+            k = typed(adapter, step + 1, np.float32)  # a new value each step: a parameter
+            with counting(adapter) as this:
+                adapter.inplace("subtract", w, adapter.apply(
+                    "multiply", adapter.apply("multiply", w, rate), k))
+                adapter.barrier()
+            if step and counted:
+                assert this.n("compiles") == 0, f"step {step} compiled its program again"
+            want = want - want * np.float32(0.125) * np.float32(step + 1)
+    assert d.n("donations") >= 3, f"{d.donations} buffers donated in 4 steps"
+    assert_close(adapter.to_numpy(w), want, "ulp")  # (a compiler may fuse * and -)
 
 
 @pytest.mark.spec("LZ-CACHE-006")

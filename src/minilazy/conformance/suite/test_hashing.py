@@ -65,8 +65,48 @@ def test_keys_are_the_same_in_a_fresh_process_with_another_hash_seed(
     assert len(there) == len(progs) and all(here)
 
 
+def updated_key(adapter: OptionalAdapter) -> str:
+    """The key of a graph with an update in place, a matmul, mixed dtypes and two outputs.
+
+    What :func:`test_the_key_of_updates_and_several_outputs_is_the_same_in_a_fresh_process`
+    computes here and in a fresh process.
+    """
+    settle(adapter)
+    ap = adapter.apply
+    x = adapter.from_numpy(np.arange(6, dtype=np.float32).reshape(2, 3))
+    y = adapter.from_numpy(np.ones(3, np.int8))
+    t = ap("getitem", ap("tanh", ap("add", ap("multiply", x, 0.5), y)),
+           (slice(None), slice(None, None, -1)))
+    z = ap("matmul", ap("sum", t, axis=1, keepdims=True), adapter.from_numpy(
+        np.ones((1, 4), np.float32)))
+    ap("setitem", z, (0, slice(1, None)), 2.0)
+    return repr(adapter.key(z, ap("add", x, x)))
+
+
+FRESH_KEY = """
+import sys
+from minilazy.conformance.adapter import load
+from minilazy.conformance.suite.test_hashing import updated_key
+print(updated_key(load(sys.argv[1])))
+"""
+
+
+@pytest.mark.spec("LZ-HASH-001")
+@pytest.mark.requires("setitem")
+@pytest.mark.ops("multiply", "add", "tanh", "getitem", "sum", "matmul", "setitem")
+def test_the_key_of_updates_and_several_outputs_is_the_same_in_a_fresh_process(
+        adapter: OptionalAdapter, lazy_impl: str) -> None:
+    require_graphs(adapter)
+    here = updated_key(adapter)
+    seed = "0" if os.environ.get("PYTHONHASHSEED") not in ("0", None) else "12345"
+    out = subprocess.run([sys.executable, "-c", FRESH_KEY, lazy_impl], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.strip() == here, f"{here} here, {out.stdout.strip()} in a fresh process"
+
+
 @pytest.mark.spec("LZ-HASH-002")
-@pytest.mark.ops("add", "multiply")
+@pytest.mark.ops("add", "multiply", "subtract")
 def test_which_parameters_an_op_reads_is_in_the_key(adapter: OptionalAdapter) -> None:
     require_graphs(adapter)
     x, y = (adapter.from_numpy(np.ones(3, np.float32)) for _ in range(2))
@@ -74,6 +114,12 @@ def test_which_parameters_an_op_reads_is_in_the_key(adapter: OptionalAdapter) ->
     xy = adapter.apply("add", adapter.apply("multiply", x, y), y)
     xx = adapter.apply("add", adapter.apply("multiply", x, x), y)
     assert adapter.key(xy) != adapter.key(xx), "x*y+y and x*x+y have the same key"
+    # The rule's own example: one parameter read twice, or two parameters.
+    assert adapter.key(adapter.apply("subtract", x, x)) != adapter.key(
+        adapter.apply("subtract", x, y)), "x-x and x-y have the same key"
+    # The same wiring on other leaves is the same program.
+    assert adapter.key(adapter.apply("subtract", x, y)) == adapter.key(
+        adapter.apply("subtract", y, x)), "x-y and y-x (the same wiring) have other keys"
 
 
 def _graph(adapter: OptionalAdapter, data: np.ndarray[Any, Any], scale: float, shift: float,

@@ -37,3 +37,16 @@ def test_64_bit_values_are_computed_in_64_bits(adapter: OptionalAdapter) -> None
     big = adapter.apply("multiply", n, 3)
     assert_close(adapter.to_numpy(tiny), (np.array([1.0, 2.0**40]) + 1e-10) - [1.0, 2.0**40])
     assert_close(adapter.to_numpy(big), np.array([2**40 + 1, -(2**52) - 3], np.int64) * 3)
+
+
+@pytest.mark.spec("LZ-LOW-002")
+@pytest.mark.requires("float64")
+@pytest.mark.ops("multiply", "add")
+def test_64_bit_values_keep_their_range(adapter: OptionalAdapter) -> None:
+    # 1e-305 is a normal float64 and zero in float32; 2**62 + 2 needs all 63 bits of an int64.
+    x = adapter.from_numpy(np.array([1e-300, 2.0**53 - 1, 1e300], np.float64))
+    scaled = adapter.apply("multiply", x, 1e-5)
+    i = adapter.from_numpy(np.array([2**62 + 1, -(2**62) - 7], np.int64))
+    bumped = adapter.apply("add", i, 1)
+    assert_close(adapter.to_numpy(scaled), np.array([1e-300, 2.0**53 - 1, 1e300]) * 1e-5)
+    assert_close(adapter.to_numpy(bumped), np.array([2**62 + 2, -(2**62) - 6], np.int64))

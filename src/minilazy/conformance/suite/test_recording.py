@@ -41,6 +41,29 @@ def test_recording_compiles_and_executes_nothing(adapter: OptionalAdapter) -> No
     del y
 
 
+@pytest.mark.spec("LZ-REC-001")
+@pytest.mark.requires("setitem")
+@pytest.mark.ops("matmul", "add", "tanh", "setitem", "multiply")
+def test_recording_updates_in_place_compiles_and_executes_nothing(
+        adapter: OptionalAdapter) -> None:
+    x = adapter.from_numpy(np.ones((3, 4), np.float32))
+    w = adapter.from_numpy(np.full((4, 2), 0.25, np.float32))
+    one, five = typed(adapter, 1.0, np.float32), typed(adapter, 5.0, np.float32)
+    settle(adapter)
+    with counting(adapter) as d:
+        y = adapter.apply("tanh", adapter.apply("add", adapter.apply("matmul", x, w), one))
+        adapter.apply("setitem", y, (0, slice(None)), five)  # x[i] = v: recorded, not run
+        adapter.inplace("multiply", y, typed(adapter, 2.0, np.float32))  # x *= 2: likewise
+    assert d.ops_recorded is None or d.ops_recorded >= 5, "each op call is recorded"
+    assert d.ran_nothing(), f"recording an update in place ran something: {d}"
+    if "pending" in adapter.capabilities:
+        assert adapter.is_pending(y), "the updated tensor is not pending after recording"
+    want = np.tanh(np.ones((3, 4), np.float32) @ np.full((4, 2), 0.25, np.float32)
+                   + np.float32(1))
+    want[0, :] = 5
+    assert_close(adapter.to_numpy(y), want * np.float32(2), "ulp")
+
+
 # Calls whose recorded dtype a promotion bug would get wrong (weak scalars, mixed kinds).
 SENTINELS: list[tuple[str, Any, Any]] = [
     ("add", np.ones(2, np.float32), 0.5), ("multiply", np.ones(2, np.int8), 3),
@@ -97,7 +120,10 @@ def test_reading_metadata_executes_nothing(adapter: OptionalAdapter) -> None:
     y = _record_mix(adapter, x, adapter.from_numpy(np.ones((3, 2), np.float32)))
     with counting(adapter) as d:
         facts = (adapter.shape(y), adapter.dtype(y), repr(y), len(y))
+        # The Array API attributes, where the tensors have them.
+        more = {name: getattr(y, name) for name in ("ndim", "size") if hasattr(y, name)}
     assert facts[:2] == ((2,), np.dtype(np.float32)) and facts[3] == 2
+    assert more == {k: v for k, v in {"ndim": 1, "size": 2}.items() if k in more}, more
     assert d.ran_nothing(), f"reading metadata ran something: {d}"
 
 

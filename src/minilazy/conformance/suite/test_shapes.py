@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import WIDE, arrays, dtypes_for
+from minilazy.conformance.strategies import WIDE, allowed, arrays, dtypes_for
 from minilazy.conformance.suite.util import fresh
 
 Array = np.ndarray[Any, Any]
@@ -42,39 +43,79 @@ def check(adapter: OptionalAdapter, op: str, args: list[Any], kwargs: dict[str, 
     assert_close(got, want, ops()[op].tolerance, what=op)
 
 
-def _shape_args(data: st.DataObject, op: str, x: Array) -> tuple[list[Any], dict[str, Any]]:
+def _prime_factors(n: int) -> list[int]:
+    out, p = [], 2
+    while n > 1:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out
+
+
+@st.composite
+def reshape_target(draw: Any, shape: tuple[int, ...]) -> Any:
+    """A shape of the same size (its prime factors dealt out, with 1s).
+
+    Maybe one -1, maybe an int. Zero sizes get any shape with a 0, where a -1 is ambiguous and NumPy
+    raises.
+    """
+    size = math.prod(shape)
+    if size == 0:
+        dims = draw(st.lists(st.integers(0, 4), min_size=1, max_size=4).filter(lambda d: 0 in d))
+    else:
+        k = draw(st.integers(1 if size > 1 else 0, 4))
+        dims = [1] * k
+        for f in _prime_factors(size):
+            dims[draw(st.integers(0, k - 1))] *= f
+    if dims and draw(st.booleans()):
+        dims[draw(st.integers(0, len(dims) - 1))] = -1
+    if len(dims) == 1 and draw(st.booleans()):
+        return dims[0]
+    return tuple(dims)
+
+
+def _maybe_negative(draw: Any, axis: int, ndim: int) -> int:
+    return axis - ndim if draw(st.booleans()) else axis
+
+
+def _shape_args(data: st.DataObject, op: str, x: Array,
+                dtypes: list[np.dtype[Any]]) -> tuple[list[Any], dict[str, Any]]:
     shape, ndim, draw = x.shape, x.ndim, data.draw
     if op == "reshape":
-        target = draw(st.sampled_from([(-1,), shape[::-1], (*shape, 1), (1, *shape),
-                                       (x.size,)]), label="shape")
+        target = draw(st.sampled_from([(-1,), shape[::-1], (*shape, 1), (1, *shape), (x.size,)])
+                      | reshape_target(shape), label="shape")
         return [x, target], {}
     if op == "permute_dims":
-        return [x, tuple(draw(st.permutations(range(ndim))))], {}
+        return [x, tuple(_maybe_negative(draw, a, ndim)
+                         for a in draw(st.permutations(range(ndim))))], {}
     if op == "expand_dims":
         return [x], {"axis": draw(st.integers(-ndim - 1, ndim), label="axis")}
     if op == "squeeze":
         ones = [i for i, n in enumerate(shape) if n == 1]
-        return [x], {"axis": tuple(draw(st.lists(st.sampled_from(ones), unique=True))
-                                   if ones else [])}
+        picked = [_maybe_negative(draw, a, ndim)
+                  for a in (draw(st.lists(st.sampled_from(ones), unique=True)) if ones else [])]
+        return [x], {"axis": draw(st.sampled_from(
+            [None, tuple(picked)] + ([picked[0]] if len(picked) == 1 else [])), label="axis")}
     if op == "broadcast_to":
-        grown = tuple(draw(st.integers(1, 3)) if n == 1 else n for n in shape)
-        return [x, (*draw(st.lists(st.integers(0, 2), max_size=2)), *grown)], {}
+        grown = tuple(draw(st.integers(0, 3)) if n == 1 else n for n in shape)
+        return [x, (*draw(st.lists(st.integers(0, 3), max_size=2)), *grown)], {}
     if op == "flip":
         one = st.integers(-ndim, ndim - 1) if ndim else st.nothing()
         return [x], {"axis": draw(st.one_of(st.none(), one, st.lists(
             one, unique_by=lambda a: a % ndim, max_size=ndim).map(tuple)), label="axis")}
     if op == "matrix_transpose":
         return [x], {}
+    # concat and stack: 1-3 tensors of any dtypes, promoted as NumPy 2.
     count = draw(st.integers(1, 3), label="count")
+    others = [draw(st.sampled_from(dtypes)) for _ in range(count - 1)]
     if op == "stack":
-        return [[x, *(draw(arrays(x.dtype, shape)) for _ in range(count - 1))]], {
+        return [[x, *(draw(arrays(d, shape)) for d in others)]], {
             "axis": draw(st.integers(-ndim - 1, ndim), label="axis")}
     axis = draw(st.one_of(st.none(), st.integers(-ndim, ndim - 1)) if ndim else st.none())
-    dtypes = [draw(st.sampled_from([x.dtype, np.dtype("float32"), np.dtype("int16")]))
-              for _ in range(count - 1)]
     parts = [x]
-    for d in dtypes:
-        other = list(shape) if ndim else [1]
+    for d in others:
+        other: list[int] = list(draw(SMALL)) if axis is None else list(shape)  # None: flattened
         if axis is not None:
             other[axis] = draw(st.integers(0, 3))
         parts.append(draw(arrays(d, tuple(other))))
@@ -90,13 +131,17 @@ def test_shape_functions_match_numpy(adapter: OptionalAdapter, op: str,
     x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype"),
                          hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=0,
                                           max_side=3)), label="x")
-    args, kwargs = _shape_args(data, op, x)
+    args, kwargs = _shape_args(data, op, x, dtypes_for(adapter))
+    parts = args[0] if isinstance(args[0], list) else [x]
+    assume(allowed(adapter, op, *(p.dtype for p in parts)))  # the adapter's dtype policy
     check(adapter, op, args, kwargs)
 
 
 # Corners that random shapes reach rarely, checked on every run.
 EDGE_CASES: dict[str, tuple[str, list[Any], dict[str, Any]]] = {
     "concat 0-d flattened": ("concat", [[np.array(1.0), np.array([2.0, 3.0])]], {"axis": None}),
+    "concat 0-d mixed dtypes": ("concat", [[np.array(1.5, np.float32), np.array([2, 3], np.int8),
+                                            np.array(4.0, np.float32)]], {"axis": None}),
     "concat one 0-d": ("concat", [[np.array(True)]], {"axis": None}),
     "concat empty": ("concat", [[np.zeros((0, 2), np.int8), np.ones((1, 2), np.int16)]], {}),
     "stack 0-d": ("stack", [[np.array(1), np.array(2)]], {"axis": -1}),
@@ -107,6 +152,8 @@ EDGE_CASES: dict[str, tuple[str, list[Any], dict[str, Any]]] = {
     "permute 0-d": ("permute_dims", [np.array(5), ()], {}),
     "expand 0-d": ("expand_dims", [np.array(5)], {"axis": -1}),
     "transpose a batch": ("matrix_transpose", [np.arange(6).reshape(1, 2, 3)], {}),
+    "transpose 1-d": ("matrix_transpose", [np.arange(3)], {}),  # NumPy raises: so must it
+    "transpose 0-d": ("matrix_transpose", [np.array(3.0)], {}),
 }
 
 
@@ -145,17 +192,37 @@ def test_indexing_matches_numpy(adapter: OptionalAdapter, op: str, data: st.Data
     assert_close(got, numpy_apply(op, x, key))
 
 
+@st.composite
+def take_indices(draw: Any, n: int, dtypes: list[np.dtype[Any]], max_dims: int = 2) -> Array:
+    """An index array of one of ``dtypes`` with values in [-n, n).
+
+    Negatives where the dtype has them; of a shape with a zero when n == 0 (no index is in range
+    then).
+    """
+    dtype = draw(st.sampled_from(dtypes))
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=max_dims, min_side=0, max_side=4)
+                 .filter(lambda s: n or 0 in s))
+    low = -n if dtype.kind == "i" else 0
+    high = min(max(n - 1, 0), int(np.iinfo(dtype).max))
+    low = max(low, int(np.iinfo(dtype).min))
+    return np.asarray(draw(hnp.arrays(dtype, shape, elements=st.integers(low, high))))
+
+
 @pytest.mark.spec("LZ-NUM-013")
 @pytest.mark.parametrize("op", ["take"])
 @given(data=st.data())
 def test_take_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
+    """In-range indices (an out-of-range one is LZ-NUM-005's) of any integer dtype.
+
+    0-d to 2-d (np.take's output shape); ``axis=None`` flattens first; zero-size axes take nothing.
+    """
     fresh(adapter)
     x = data.draw(arrays(data.draw(st.sampled_from(dtypes_for(adapter))), hnp.array_shapes(
-        min_dims=1, max_dims=3, min_side=1, max_side=3)), label="x")
-    axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
-    n = x.shape[axis]
-    idx = np.array(data.draw(st.lists(st.integers(-n, n - 1), max_size=4), label="indices"),
-                   np.int64)
+        min_dims=1, max_dims=3, min_side=0, max_side=4)), label="x")
+    axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)), label="axis")
+    idx = data.draw(take_indices(x.size if axis is None else x.shape[axis],
+                                 [d for d in dtypes_for(adapter) if d.kind in "iu"]),
+                    label="indices")
     got = adapter.to_numpy(adapter.apply(op, adapter.from_numpy(x), adapter.from_numpy(idx),
                                          axis=axis))
     assert_close(got, numpy_apply(op, x, idx, axis=axis))
