@@ -12,9 +12,23 @@ from hypothesis import strategies as st
 
 import minilazy as ml
 from minilazy import runtime
+from minilazy.attrs import (
+    At,
+    Axes,
+    Axis,
+    Cast,
+    Constant,
+    Contract,
+    Index,
+    Iota,
+    NoAttrs,
+    Permute,
+    Reduce,
+    ToShape,
+)
 from minilazy.debug import DEBUGGER
-from minilazy.ir import Op
-from minilazy.printers import ATTRS
+from minilazy.ir import FAMILY, Op
+from minilazy.printers import attrs_text
 from minilazy.pycode import PYTHON
 
 
@@ -64,8 +78,20 @@ def test_sites_appear_in_the_text_when_debug_info_is_on():
     assert "test_debug.py" in ml.graph(y).text().splitlines()[-2]
 
 
-def test_every_op_has_a_text_and_a_python_printer():
-    assert set(ATTRS) == set(Op) == set(PYTHON)
+def test_every_op_has_a_python_printer():
+    assert set(PYTHON) == set(Op)
+
+
+# One value of each attribute family, and how IR text shows it (a list: Axis(1) == Constant(1)).
+SHOWN = [(NoAttrs(), ""), (Constant(1), ""), (Index((At(0),)), ""), (Iota((3,), 0, 4), "axis=0"),
+         (Cast(4), "to=int64"), (Reduce((0, 2), True), "axes=[0, 2] keepdims"),
+         (Contract((1,), (0,)), "axes=[1],[0]"), (ToShape((2, 3)), "shape=(2, 3)"),
+         (Permute((1, 0)), "perm=(1, 0)"), (Axes((0,)), "axes=(0,)"), (Axis(1), "axis=1")]
+
+
+def test_every_attribute_family_has_a_text():
+    assert {type(a) for a, _ in SHOWN} == {t for family in FAMILY.values() for t in family}
+    assert [attrs_text(a) for a, _ in SHOWN] == [text for _, text in SHOWN]
 
 
 # Random programs for the round trip: chains of ops over a few inputs.

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from minilazy import dtypes
+from minilazy.attrs import NONE, Attrs, Axis, Contract, Permute, Reduce, ToShape, mismatch
 from minilazy.creation import full, full_like, zeros_like
 from minilazy.cut import linearize
 from minilazy.elementwise import astype, where
@@ -28,7 +29,7 @@ Cotangents = tuple[Tensor | None, ...]
 Rule = Callable[[Tensor, Tensor, tuple[Tensor, ...], Node], Cotangents]
 
 
-def _op(op: Op, *xs: Tensor, attrs: tuple[object, ...] = ()) -> Tensor:
+def _op(op: Op, *xs: Tensor, attrs: Attrs = NONE) -> Tensor:
     return record(op, tuple(x._node for x in xs), attrs, xs[0].device)
 
 
@@ -122,13 +123,19 @@ def _convert(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangent
     return (g,)  # _accumulate casts back to the operand's dtype (or drops it if integer)
 
 
+def _reduced(n: Node) -> Reduce:
+    """A reduction node's attributes."""
+    match n.attrs:
+        case Reduce() as attrs:
+            return attrs
+    raise mismatch(n.op, n.attrs)
+
+
 def _expand(g: Tensor, n: Node) -> Tensor:
     """Broadcast a reduction's cotangent back over the reduced axes."""
-    x_shape = n.operands[0].shape
-    axes, keepdims = n.attrs
-    assert isinstance(axes, tuple)
-    if not keepdims:
-        g = reshape(g, tuple(1 if i in axes else d for i, d in enumerate(x_shape)))
+    x_shape, r = n.operands[0].shape, _reduced(n)
+    if not r.keepdims:
+        g = reshape(g, tuple(1 if i in r.axes else d for i, d in enumerate(x_shape)))
     return broadcast_to(g, x_shape)
 
 
@@ -138,11 +145,10 @@ def _sum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
 
 def _prod(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     # d/dx_i prod(x) = prod of the others: exact at zeros too (y / x_i would be 0/0 there).
-    (x,) = xs
-    axes, _ = n.attrs
+    (x,), kept = xs, Reduce(_reduced(n).axes, True)
     is_zero = x == 0
-    zeros = _expand(_op(Op.SUM, astype(is_zero, dtypes.int64), attrs=(axes, True)), n)
-    others = _expand(_op(Op.PROD, where(is_zero, 1.0, x), attrs=(axes, True)), n)
+    zeros = _expand(_op(Op.SUM, astype(is_zero, dtypes.int64), attrs=kept), n)
+    others = _expand(_op(Op.PROD, where(is_zero, 1.0, x), attrs=kept), n)
     local = where(zeros == 0, others / where(is_zero, 1.0, x),
                   where((zeros == 1) & is_zero, others, 0.0))
     return (_expand(g, n) * local,)
@@ -150,9 +156,8 @@ def _prod(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
 
 def _extreme(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     (x,) = xs
-    axes, keepdims = n.attrs
     hit = astype(x == _expand(y, n), x.dtype)  # ties share the gradient evenly, as in JAX
-    count = _expand(_op(Op.SUM, hit, attrs=(axes, True)), n)
+    count = _expand(_op(Op.SUM, hit, attrs=Reduce(_reduced(n).axes, True)), n)
     return (_expand(g, n) * hit / count,)
 
 
@@ -170,39 +175,45 @@ def _matmul(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
 
 def _tensordot(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     a, b = xs
-    axes_a, axes_b = n.attrs
-    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
+    match n.attrs:
+        case Contract(axes_a, axes_b):
+            pass
+        case _:
+            raise mismatch(n.op, n.attrs)
     free_a = tuple(i for i in range(a.ndim) if i not in axes_a)
     free_b = tuple(i for i in range(b.ndim) if i not in axes_b)
     g_a = tuple(range(len(free_a)))  # g's axes that came from a
     g_b = tuple(range(len(free_a), g.ndim))  # and from b
     # tensordot keeps an operand's remaining axes in its own order, so the contracted partner
     # axes come out sorted: map each back to the axis it pairs with, then permute into place.
-    da = _op(Op.TENSORDOT, g, b, attrs=(g_b, free_b))
-    db = _op(Op.TENSORDOT, a, g, attrs=(free_a, g_a))
+    da = _op(Op.TENSORDOT, g, b, attrs=Contract(g_b, free_b))
+    db = _op(Op.TENSORDOT, a, g, attrs=Contract(free_a, g_a))
     da_axes = (*free_a, *(axes_a[axes_b.index(j)] for j in sorted(axes_b)))
     db_axes = (*(axes_b[axes_a.index(i)] for i in sorted(axes_a)), *free_b)
-    return (_op(Op.TRANSPOSE, da, attrs=(_inverse(da_axes),)),
-            _op(Op.TRANSPOSE, db, attrs=(_inverse(db_axes),)))
+    return (_op(Op.TRANSPOSE, da, attrs=_inverse(da_axes)),
+            _op(Op.TRANSPOSE, db, attrs=_inverse(db_axes)))
 
 
-def _inverse(perm: tuple[object, ...]) -> tuple[int, ...]:
+def _inverse(perm: tuple[int, ...]) -> Permute:
     out = [0] * len(perm)
     for i, p in enumerate(perm):
-        assert isinstance(p, int)
         out[p] = i
-    return tuple(out)
+    return Permute(tuple(out))
 
 
 def _transpose(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
-    perm = n.attrs[0]
-    assert isinstance(perm, tuple)
-    return (_op(Op.TRANSPOSE, g, attrs=(_inverse(perm),)),)
+    match n.attrs:
+        case Permute(perm):
+            return (_op(Op.TRANSPOSE, g, attrs=_inverse(perm)),)
+    raise mismatch(n.op, n.attrs)
 
 
 def _concat(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
-    axis = n.attrs[0]
-    assert isinstance(axis, int)
+    match n.attrs:
+        case Axis(axis):
+            pass
+        case _:
+            raise mismatch(n.op, n.attrs)
     out, start = [], 0
     for x in xs:
         out.append(g[(slice(None),) * axis + (slice(start, start + x.shape[axis]),)])
@@ -374,7 +385,7 @@ def _watch(t: Tensor, where: str) -> Tensor:
     if t.dtype not in dtypes.FLOATING:
         raise TypeError(f"grad: {where} has dtype {t.dtype}; only floating tensors have "
                         "gradients")
-    return record(Op.RESHAPE, (t._node,), (t.shape,), t.device)
+    return record(Op.RESHAPE, (t._node,), ToShape(t.shape), t.device)
 
 
 def grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0) -> Callable[..., Any]:

@@ -15,12 +15,14 @@ from typing import Any
 import numpy as np
 
 from minilazy import dtypes
+from minilazy.attrs import NONE, Cast, Iota, ToShape
 from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.host import host_data
 from minilazy.infer import integers, sized
 from minilazy.ir import Device, Node, Op
 from minilazy.scalars import scalar
 from minilazy.state import backend
-from minilazy.tracer import Tensor, _host_to_tensor, record
+from minilazy.tracer import Tensor, record
 
 ShapeLike = int | Sequence[int]
 
@@ -64,9 +66,10 @@ def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = No
     if isinstance(obj, Tensor):
         t = obj if device is None else obj.to(device)
         if d is not None and d != t.dtype:
-            return record(Op.CONVERT, (t._node,), (dtypes.CODE[d],), t.device)
+            return record(Op.CONVERT, (t._node,), Cast(dtypes.CODE[d]), t.device)
         return Tensor(t._node, t.device) if copy else t
-    return _host_to_tensor(obj, d, _device(device))
+    dev = _device(device)
+    return Tensor(host_data(obj, d, dev), dev)
 
 
 def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
@@ -80,7 +83,7 @@ def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
     """
     d = _default_dtype(fill_value) if dtype is None else dtypes.canonical(dtype)
     dims = sized("full", _shape(shape, "full"), d)
-    return record(Op.BROADCAST, (_param(fill_value, d),), (dims,), _device(device))
+    return record(Op.BROADCAST, (_param(fill_value, d),), ToShape(dims), _device(device))
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
@@ -162,7 +165,7 @@ def empty_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None 
 
 
 def _iota(n: tuple[int, ...], axis: int, dtype: DType, device: Device) -> Tensor:
-    return record(Op.IOTA, (), (n, axis, dtypes.CODE[dtype]), device)
+    return record(Op.IOTA, (), Iota(n, axis, dtypes.CODE[dtype]), device)
 
 
 def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
@@ -188,9 +191,9 @@ def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
     work = dtypes.int64 if d == dtypes.bool_ else d  # XLA has no bool iota
     dev = _device(device)
     i = _iota((n,), 0, work, dev)
-    scaled = record(Op.MUL, (i._node, _wrapped(step, work)), (), dev)
-    out = record(Op.ADD, (scaled._node, _wrapped(start, work)), (), dev)
-    return out if work == d else record(Op.CONVERT, (out._node,), (dtypes.CODE[d],), dev)
+    scaled = record(Op.MUL, (i._node, _wrapped(step, work)), NONE, dev)
+    out = record(Op.ADD, (scaled._node, _wrapped(start, work)), NONE, dev)
+    return out if work == d else record(Op.CONVERT, (out._node,), Cast(dtypes.CODE[d]), dev)
 
 
 def _wrapped(value: Scalar, dtype: DType) -> Node:
@@ -219,10 +222,10 @@ def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeLike | N
     dev = _device(device)
     rows = _iota(_shape(shape), 0, dtypes.int64, dev)
     cols = _iota(shape, 1, dtypes.int64, dev)
-    shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), (), dev)
-    diag = record(Op.EQ, (shifted._node, cols._node), (), dev)
+    shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), NONE, dev)
+    diag = record(Op.EQ, (shifted._node, cols._node), NONE, dev)
     d = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.canonical(dtype)
-    return record(Op.CONVERT, (diag._node,), (dtypes.CODE[d],), dev)
+    return record(Op.CONVERT, (diag._node,), Cast(dtypes.CODE[d]), dev)
 
 
 def linspace(start: Scalar, stop: Scalar, num: int, dtype: DTypeLike | None = None,
@@ -241,11 +244,11 @@ def linspace(start: Scalar, stop: Scalar, num: int, dtype: DTypeLike | None = No
     step = (stop - start) / div if div > 0 else float(stop - start)  # num <= 1: i * step is 0
     dev = _device(device)
     i = _iota((num,), 0, f64, dev)
-    scaled = record(Op.MUL, (i._node, _param(step, f64)), (), dev)
-    y = record(Op.ADD, (scaled._node, _param(float(start), f64)), (), dev)
+    scaled = record(Op.MUL, (i._node, _param(step, f64)), NONE, dev)
+    y = record(Op.ADD, (scaled._node, _param(float(start), f64)), NONE, dev)
     if endpoint and num > 1:
         y[-1] = float(stop)  # as NumPy: the last value is exactly stop
     d = f64 if dtype is None else dtypes.canonical(dtype)
     if d in dtypes.INTEGER:
-        y = record(Op.FLOOR, (y._node,), (), dev)  # NumPy floors before casting to integers
-    return y if d == f64 else record(Op.CONVERT, (y._node,), (dtypes.CODE[d],), dev)
+        y = record(Op.FLOOR, (y._node,), NONE, dev)  # NumPy floors before casting to integers
+    return y if d == f64 else record(Op.CONVERT, (y._node,), Cast(dtypes.CODE[d]), dev)

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final
 
+from minilazy.attrs import NoAttrs
 from minilazy.dtypes import CODE, DType
 from minilazy.ir import Device, Node, Op
 
@@ -145,8 +146,8 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     structure = (tuple([n.digest for n in order]), edges, outputs, device.code)
     key = hash(structure)
     params = tuple([n for n in leaves if n.op is Op.DATA])
-    # (a SCALAR with attrs is a constant, baked into the program: not a parameter)
-    found = [n for n in leaves if n.op is Op.SCALAR and not n.attrs]
+    # (a SCALAR with Constant attrs is baked into the program: not a parameter)
+    found = [n for n in leaves if n.op is Op.SCALAR and type(n.attrs) is NoAttrs]
     kinds = Counter([n.dtype for n in found])
     if len(kinds) > 1:  # usually one dtype; else group them (a stable sort keeps their order)
         found.sort(key=lambda n: CODE[n.dtype])

@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from typing import Final
 
 from minilazy import barrier
+from minilazy.attrs import Attrs
 from minilazy.cut import Cut
 from minilazy.dtypes import short_name
 from minilazy.infer import describe
-from minilazy.ir import Attrs, Node
+from minilazy.ir import Node
 from minilazy.metrics import COUNTERS
 from minilazy.printers import Graph
 from minilazy.state import ENGINE, user_site

@@ -21,6 +21,7 @@ from typing import Final
 
 import numpy as np
 
+from minilazy.attrs import NONE
 from minilazy.cut import Cut, cut
 from minilazy.ir import Device, Node, Op
 from minilazy.state import LIVE
@@ -33,7 +34,7 @@ def _reference_count(order: Sequence[Node]) -> int:
 
 def _own_references() -> int:
     """How many references per node counting itself adds (measured once: Pythons differ)."""
-    roots = [Node(Op.NEG, (Node(Op.DATA, (), (), (), np.dtype("f4"), None),), (), (),
+    roots = [Node(Op.NEG, (Node(Op.DATA, (), NONE, (), np.dtype("f4"), None),), NONE, (),
                   np.dtype("f4"))]
     c = cut(roots, Device("cpu", 0))
     # each node: order, positions; the leaf: params and one operand; the root: roots

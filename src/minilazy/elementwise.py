@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from minilazy import dtypes
+from minilazy.attrs import NONE, Cast
 from minilazy.creation import asarray
 from minilazy.dtypes import DType, DTypeLike, Scalar
 from minilazy.ir import Device, Node, Op
@@ -21,7 +22,7 @@ from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:
     def fn(x: TensorLike) -> Tensor:
         t = x if isinstance(x, Tensor) else asarray(x)
-        return record(op, (t._node,), (), t.device)
+        return record(op, (t._node,), NONE, t.device)
 
     fn.__name__ = fn.__qualname__ = op.value
     fn.__doc__ = f"""{summary} Elementwise; recorded, not run.
@@ -133,7 +134,7 @@ def astype(x: Tensor, dtype: DTypeLike, copy: bool = True) -> Tensor:
     d = dtypes.canonical(dtype)
     if d == x.dtype:
         return Tensor(x._node, x.device) if copy else x
-    return record(Op.CONVERT, (x._node,), (dtypes.CODE[d],), x.device)
+    return record(Op.CONVERT, (x._node,), Cast(dtypes.CODE[d]), x.device)
 
 
 def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
@@ -157,7 +158,7 @@ def where(condition: Tensor, x1: TensorLike, x2: TensorLike) -> Tensor:
     device = condition.device
     a, b = (x if is_weak(x) else Tensor(as_node(x, device), device) for x in (x1, x2))
     d = dtypes.result_type(a, b)
-    return record(Op.WHERE, (condition._node, _branch(a, d, device), _branch(b, d, device)), (),
+    return record(Op.WHERE, (condition._node, _branch(a, d, device), _branch(b, d, device)), NONE,
                   device)
 
 

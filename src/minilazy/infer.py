@@ -17,9 +17,21 @@ from typing import Final
 import numpy as np
 
 from minilazy import dtypes
+from minilazy.attrs import (
+    Attrs,
+    Axis,
+    Cast,
+    Contract,
+    Index,
+    Iota,
+    Permute,
+    Reduce,
+    ToShape,
+    mismatch,
+)
 from minilazy.dtypes import DType, short_name
 from minilazy.indexing import index_shape, setitem_shape
-from minilazy.ir import BINARY, UNARY, Attrs, Node, Op, Shape, ShapeError
+from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 
 # The NumPy ufunc whose loops define an op's dtypes (and, in reference.py, its values).
 UFUNC: Final[Mapping[Op, np.ufunc]] = {
@@ -163,9 +175,10 @@ def _leaf(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 def _iota(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    shape, axis, code = attrs
-    assert isinstance(shape, tuple) and isinstance(axis, int) and isinstance(code, int)
-    return sized(op.value, shape, dtypes.DTYPES[code]), dtypes.DTYPES[code]
+    match attrs:
+        case Iota(shape, _, code):
+            return sized(op.value, shape, dtypes.DTYPES[code]), dtypes.DTYPES[code]
+    raise mismatch(op, attrs)
 
 
 def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -173,9 +186,10 @@ def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    code = attrs[0]
-    assert isinstance(code, int)
-    return xs[0].shape, dtypes.DTYPES[code]
+    match attrs:
+        case Cast(code):
+            return xs[0].shape, dtypes.DTYPES[code]
+    raise mismatch(op, attrs)
 
 
 def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -223,17 +237,19 @@ def reduction_dtype(op: Op, dtype: DType) -> DType:
 
 
 def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    (x,) = xs
-    axes, keepdims = attrs
-    assert isinstance(axes, tuple)
-    if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(x.shape[a] == 0 for a in axes):
-        raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of {describe(x)} "
-                         "has no identity")
-    if keepdims:
-        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
-    else:
-        shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-    return shape, reduction_dtype(op, x.dtype)
+    match attrs:
+        case Reduce(axes, keepdims):
+            (x,) = xs
+            if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(x.shape[a] == 0
+                                                                    for a in axes):
+                raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of "
+                                 f"{describe(x)} has no identity")
+            if keepdims:
+                shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+            else:
+                shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+            return shape, reduction_dtype(op, x.dtype)
+    raise mismatch(op, attrs)
 
 
 def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -258,43 +274,51 @@ def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    a, b = xs
-    axes_a, axes_b = attrs
-    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
-    if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
-        raise ShapeError(f"tensordot: contracted axes {axes_a} of {describe(a)} and {axes_b} of "
-                         f"{describe(b)} differ in size")
-    shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
-        tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
-    dtype = dtypes.result_type(a.dtype, b.dtype)
-    return sized("tensordot", shape, dtype), dtype
+    match attrs:
+        case Contract(axes_a, axes_b):
+            a, b = xs
+            if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
+                raise ShapeError(f"tensordot: contracted axes {axes_a} of {describe(a)} and "
+                                 f"{axes_b} of {describe(b)} differ in size")
+            shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
+                tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
+            dtype = dtypes.result_type(a.dtype, b.dtype)
+            return sized("tensordot", shape, dtype), dtype
+    raise mismatch(op, attrs)
 
 
 def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    (x,), (shape,) = xs, attrs
-    assert isinstance(shape, tuple)
-    if math.prod(shape) != math.prod(x.shape):
-        raise ShapeError(f"reshape: cannot reshape {describe(x)} (size {math.prod(x.shape)}) "
-                         f"into shape {shape}")
-    return shape, x.dtype
+    match attrs:
+        case ToShape(shape):
+            (x,) = xs
+            if math.prod(shape) != math.prod(x.shape):
+                raise ShapeError(f"reshape: cannot reshape {describe(x)} (size "
+                                 f"{math.prod(x.shape)}) into shape {shape}")
+            return shape, x.dtype
+    raise mismatch(op, attrs)
 
 
 def _transpose(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    (x,), (perm,) = xs, attrs
-    assert isinstance(perm, tuple)
-    if sorted(perm) != list(range(len(x.shape))):
-        raise ValueError(f"permute_dims: {perm} is not a permutation of the axes of {describe(x)}")
-    return tuple(x.shape[i] for i in perm), x.dtype
+    match attrs:
+        case Permute(perm):
+            (x,) = xs
+            if sorted(perm) != list(range(len(x.shape))):
+                raise ValueError(f"permute_dims: {perm} is not a permutation of the axes of "
+                                 f"{describe(x)}")
+            return tuple(x.shape[i] for i in perm), x.dtype
+    raise mismatch(op, attrs)
 
 
 def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    (x,), (shape,) = xs, attrs
-    assert isinstance(shape, tuple)
-    ok = len(shape) >= len(x.shape) and all(
-        n in (1, m) for n, m in zip(x.shape[::-1], shape[::-1]))
-    if not ok:
-        raise ShapeError(f"broadcast_to: cannot broadcast {describe(x)} to shape {shape}")
-    return sized("broadcast_to", shape, x.dtype), x.dtype
+    match attrs:
+        case ToShape(shape):
+            (x,) = xs
+            ok = len(shape) >= len(x.shape) and all(
+                n in (1, m) for n, m in zip(x.shape[::-1], shape[::-1]))
+            if not ok:
+                raise ShapeError(f"broadcast_to: cannot broadcast {describe(x)} to shape {shape}")
+            return sized("broadcast_to", shape, x.dtype), x.dtype
+    raise mismatch(op, attrs)
 
 
 def _flip(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -302,28 +326,35 @@ def _flip(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    (axis,) = attrs
-    assert isinstance(axis, int)
-    first = xs[0].shape
-    for x in xs[1:]:
-        if len(x.shape) != len(first) or any(
-                n != m for i, (n, m) in enumerate(zip(x.shape, first)) if i != axis):
-            shown = ", ".join(describe(x) for x in xs)
-            raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
-    shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
-    dtype = dtypes.result_type(*(x.dtype for x in xs))
-    return sized("concat", shape, dtype), dtype
+    match attrs:
+        case Axis(axis):
+            first = xs[0].shape
+            for x in xs[1:]:
+                if len(x.shape) != len(first) or any(
+                        n != m for i, (n, m) in enumerate(zip(x.shape, first)) if i != axis):
+                    shown = ", ".join(describe(x) for x in xs)
+                    raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
+            shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
+            dtype = dtypes.result_type(*(x.dtype for x in xs))
+            return sized("concat", shape, dtype), dtype
+    raise mismatch(op, attrs)
 
 
 def _getitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    shape = index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:]))
-    return sized("getitem", shape, xs[0].dtype), xs[0].dtype
+    match attrs:
+        case Index():
+            shape = index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:]))
+            return sized("getitem", shape, xs[0].dtype), xs[0].dtype
+    raise mismatch(op, attrs)
 
 
 def _setitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    x, value, *index = xs
-    setitem_shape(x.shape, attrs, tuple(i.shape for i in index), value.shape)
-    return x.shape, x.dtype
+    match attrs:
+        case Index():
+            x, value, *index = xs
+            setitem_shape(x.shape, attrs, tuple(i.shape for i in index), value.shape)
+            return x.shape, x.dtype
+    raise mismatch(op, attrs)
 
 
 INFER: Final[Mapping[Op, Rule]] = {

@@ -14,12 +14,25 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Final, NoReturn, TypeAlias
 
+from minilazy.attrs import (
+    NONE,
+    Attrs,
+    Axes,
+    Axis,
+    Cast,
+    Constant,
+    Contract,
+    Index,
+    Iota,
+    NoAttrs,
+    Permute,
+    Reduce,
+    ToShape,
+    mismatch,
+)
 from minilazy.dtypes import CODE, DType, Scalar, short_name
 
 Shape: TypeAlias = tuple[int, ...]
-# Attributes are (nested) tuples of ints and bools, all >= 0, so Python's hash() of them is
-# deterministic across processes and injective per element (hash(-1) == hash(-2) in CPython).
-Attrs: TypeAlias = tuple[object, ...]
 
 
 class Op(enum.Enum):
@@ -142,6 +155,15 @@ SHAPE_OPS: Final = frozenset({
     Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
     Op.SCATTER_ADD,
 })
+# The attribute family each op takes (minilazy.attrs), checked when a node is made.
+FAMILY: Final[dict[Op, tuple[type, ...]]] = {
+    Op.DATA: (NoAttrs,), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
+    Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
+    **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
+    Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
+    Op.FLIP: (Axes,), Op.CONCAT: (Axis,),
+    Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,),
+}
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}
 
@@ -212,7 +234,7 @@ class Node:
     Attributes:
         op: what the node computes.
         operands: the nodes it reads.
-        attrs: static attributes (axes, permutations, index specs), part of the cache key.
+        attrs: static attributes of the op's family (``FAMILY``), part of the cache key.
         shape: the result shape.
         dtype: the result dtype.
         digest: structural hash of (op, attrs, shape, dtype, operand digests); never data.
@@ -221,10 +243,14 @@ class Node:
 
     Example:
         >>> from minilazy.dtypes import float32
-        >>> a = Node(Op.SCALAR, (), (), (), float32, 2.0)
-        >>> b = Node(Op.ADD, (a, a), (), (), float32)
-        >>> b.digest == Node(Op.ADD, (a, a), (), (), float32).digest
+        >>> a = Node(Op.SCALAR, (), NONE, (), float32, 2.0)
+        >>> b = Node(Op.ADD, (a, a), NONE, (), float32)
+        >>> b.digest == Node(Op.ADD, (a, a), NONE, (), float32).digest
         True
+        >>> Node(Op.SUM, (a,), NONE, (), float32)
+        Traceback (most recent call last):
+        ...
+        TypeError: sum: attributes NoAttrs() are of the wrong family
     """
 
     __slots__ = ("op", "operands", "attrs", "shape", "dtype", "digest", "payload", "site")
@@ -240,6 +266,8 @@ class Node:
 
     def __init__(self, op: Op, operands: tuple[Node, ...], attrs: Attrs, shape: Shape,
                  dtype: DType, payload: object = None, site: str | None = None) -> None:
+        if type(attrs) not in FAMILY[op]:  # once here, so no table has to check again
+            raise mismatch(op, attrs)
         self.op = op
         self.operands = operands
         self.attrs = attrs
@@ -272,7 +300,7 @@ def data_leaf(buffer: object, shape: Shape, dtype: DType) -> Node:
         >>> data_leaf(object(), (2,), float32).op
         <Op.DATA: 'data'>
     """
-    return Node(Op.DATA, (), (), shape, dtype, buffer)
+    return Node(Op.DATA, (), NONE, shape, dtype, buffer)
 
 
 class Failure:
@@ -321,10 +349,10 @@ def failed_leaf(node: Node, error: BaseException) -> Node:
 
     Example:
         >>> from minilazy.dtypes import float32
-        >>> failed_leaf(Node(Op.SCALAR, (), (), (), float32, 1.0), ValueError("no")).payload
+        >>> failed_leaf(Node(Op.SCALAR, (), NONE, (), float32, 1.0), ValueError("no")).payload
         Failure(ValueError: no)
     """
-    return Node(Op.DATA, (), (), node.shape, node.dtype, Failure(error), node.site)
+    return Node(Op.DATA, (), NONE, node.shape, node.dtype, Failure(error), node.site)
 
 
 def scalar_leaf(value: Scalar, dtype: DType) -> Node:
@@ -335,7 +363,7 @@ def scalar_leaf(value: Scalar, dtype: DType) -> Node:
         >>> scalar_leaf(0.1, float32).payload
         0.1
     """
-    return Node(Op.SCALAR, (), (), (), dtype, value)
+    return Node(Op.SCALAR, (), NONE, (), dtype, value)
 
 
 def constant_leaf(value: Scalar, dtype: DType) -> Node:
@@ -344,7 +372,7 @@ def constant_leaf(value: Scalar, dtype: DType) -> Node:
     Example:
         >>> from minilazy.dtypes import float32
         >>> constant_leaf(1.0, float32).attrs
-        (1,)
+        Constant(value=1)
     """
     assert value in (0, 1)
-    return Node(Op.SCALAR, (), (int(value),), (), dtype, value)
+    return Node(Op.SCALAR, (), Constant(int(value)), (), dtype, value)

@@ -21,6 +21,18 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
+from minilazy.attrs import (
+    Axes,
+    Axis,
+    Constant,
+    Contract,
+    Index,
+    Iota,
+    Permute,
+    Reduce,
+    ToShape,
+    mismatch,
+)
 from minilazy.cut import Cut
 from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import signature
@@ -152,9 +164,10 @@ def _param(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _iota(xs: Sequence[Array], n: Node) -> Array:
-    axis = n.attrs[1]
-    assert isinstance(axis, int)
-    return lax.broadcasted_iota(n.dtype, n.shape, axis)
+    match n.attrs:
+        case Iota(_, axis, _):
+            return lax.broadcasted_iota(n.dtype, n.shape, axis)
+    raise mismatch(n.op, n.attrs)
 
 
 def _convert(xs: Sequence[Array], n: Node) -> Array:
@@ -168,16 +181,17 @@ def _where(xs: Sequence[Array], n: Node) -> Array:
 
 def _reduction(fn: Callable[..., Array]) -> Rule:
     def rule(xs: Sequence[Array], n: Node) -> Array:
-        axes, keepdims = n.attrs
-        x = xs[0]
-        if n.op in (Op.SUM, Op.PROD):
-            x = _cast(x, n.dtype)  # NumPy accumulates sum(int8) in int64
-        if n.op in (Op.ARGMAX, Op.ARGMIN):
-            assert isinstance(axes, tuple)
-            if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
-                return _cast(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
-            return _cast(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
-        return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+        match n.attrs:
+            case Reduce(axes, keepdims):
+                x = xs[0]
+                if n.op in (Op.SUM, Op.PROD):
+                    x = _cast(x, n.dtype)  # NumPy accumulates sum(int8) in int64
+                if n.op not in (Op.ARGMAX, Op.ARGMIN):
+                    return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+                if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
+                    return _cast(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
+                return _cast(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
+        raise mismatch(n.op, n.attrs)
 
     return rule
 
@@ -190,34 +204,48 @@ def _matmul(xs: Sequence[Array], n: Node) -> Array:
 
 def _tensordot(xs: Sequence[Array], n: Node) -> Array:
     a, b = (_cast(x, n.dtype) for x in xs)
-    axes_a, axes_b = n.attrs
-    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
-    return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
+    match n.attrs:
+        case Contract(axes_a, axes_b):
+            return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
+    raise mismatch(n.op, n.attrs)
 
 
 def _getitem(xs: Sequence[Array], n: Node) -> Array:
-    return xs[0][numpy_index(n.attrs, xs[1:])]
+    match n.attrs:
+        case Index():
+            return xs[0][numpy_index(n.attrs, xs[1:])]
+    raise mismatch(n.op, n.attrs)
 
 
 def _setitem(xs: Sequence[Array], n: Node) -> Array:
     x, v, *arrays = xs
-    target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
-    while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops leading 1s of the value
-        v = v.reshape(v.shape[1:])
-    at = x.at[numpy_index(n.attrs, arrays)]
-    v = jnp.broadcast_to(_cast(v, x.dtype), target)
-    return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
+    match n.attrs:
+        case Index():
+            target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
+            while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops the value's leading 1s
+                v = v.reshape(v.shape[1:])
+            at = x.at[numpy_index(n.attrs, arrays)]
+            v = jnp.broadcast_to(_cast(v, x.dtype), target)
+            return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
+    raise mismatch(n.op, n.attrs)
 
 
 def _concat(xs: Sequence[Array], n: Node) -> Array:
-    axis = n.attrs[0]
-    assert isinstance(axis, int)
-    return lax.concatenate([_cast(x, n.dtype) for x in xs], axis)
+    match n.attrs:
+        case Axis(axis):
+            return lax.concatenate([_cast(x, n.dtype) for x in xs], axis)
+    raise mismatch(n.op, n.attrs)
 
 
-def _static(fn: Callable[[Array, Any], Array]) -> Rule:
-    """A rule whose only attribute is passed straight to ``fn``."""
-    return lambda xs, n: fn(xs[0], n.attrs[0])
+def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
+    """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        match n.attrs:
+            case ToShape(v) | Permute(v) | Axes(v):
+                return fn(xs[0], v)
+        raise mismatch(n.op, n.attrs)
+
+    return rule
 
 
 LOWER: Final[Mapping[Op, Rule]] = {
@@ -265,7 +293,7 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
             if node.op is Op.DATA:
                 args = [params[data[node]]]
             elif node.op is Op.SCALAR:
-                if node.attrs:  # a constant: its value is part of the program (and the key)
+                if type(node.attrs) is Constant:  # its value is part of the program and the key
                     args = [jnp.asarray(node.payload, node.dtype)]
                 else:
                     g, k = scalars[node]

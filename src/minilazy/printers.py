@@ -8,67 +8,62 @@ the compile cache and the metrics, so looking never changes what the counters sa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, assert_never
 
 from minilazy import lowering
+from minilazy.attrs import (
+    Attrs,
+    Axes,
+    Axis,
+    Cast,
+    Constant,
+    Contract,
+    Index,
+    Iota,
+    NoAttrs,
+    Permute,
+    Reduce,
+    ToShape,
+)
 from minilazy.cut import Cut, cut, roots_of
 from minilazy.dtypes import DTYPES
 from minilazy.indexing import index_text
 from minilazy.infer import describe
-from minilazy.ir import BINARY, UNARY, Attrs, Op
+from minilazy.ir import Op
 from minilazy.pycode import source
 from minilazy.state import backend
 from minilazy.tracer import Tensor
 
 
-def _none(attrs: Attrs) -> str:
-    return ""
+def attrs_text(attrs: Attrs) -> str:
+    """How a node shows its attributes in IR text (an index is shown with the operands).
 
-
-def _ints(value: object) -> list[int]:
-    assert isinstance(value, tuple)
-    out = []
-    for v in value:
-        assert isinstance(v, int)
-        out.append(v)
-    return out
-
-
-def _reduce(attrs: Attrs) -> str:
-    return f"axes={_ints(attrs[0])}" + (" keepdims" if attrs[1] else "")
-
-
-def _first(name: str) -> Callable[[Attrs], str]:
-    return lambda attrs: f"{name}={attrs[0]}"
-
-
-def _iota(attrs: Attrs) -> str:
-    return f"axis={attrs[1]}"
-
-
-def _convert(attrs: Attrs) -> str:
-    code = attrs[0]
-    assert isinstance(code, int)
-    return f"to={DTYPES[code]}"
-
-
-def _tensordot(attrs: Attrs) -> str:
-    return f"axes={_ints(attrs[0])},{_ints(attrs[1])}"
-
-
-# How each op shows its attributes in IR text (slices print as start+count x step).
-ATTRS: Final[Mapping[Op, Callable[[Attrs], str]]] = {
-    **{op: _none for op in UNARY | BINARY},
-    Op.DATA: _none, Op.SCALAR: _none, Op.WHERE: _none, Op.MATMUL: _none,
-    Op.IOTA: _iota, Op.CONVERT: _convert,
-    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
-                              Op.ALL)},
-    Op.TENSORDOT: _tensordot, Op.RESHAPE: _first("shape"), Op.TRANSPOSE: _first("perm"),
-    Op.BROADCAST: _first("shape"), Op.FLIP: _first("axes"), Op.CONCAT: _first("axis"),
-    Op.GETITEM: _none, Op.SETITEM: _none, Op.SCATTER_ADD: _none,  # shown with the operands
-}
+    Example:
+        >>> attrs_text(Reduce((0, 1), True))
+        'axes=[0, 1] keepdims'
+    """
+    match attrs:
+        case NoAttrs() | Constant() | Index():
+            return ""
+        case Iota(_, axis, _):
+            return f"axis={axis}"
+        case Cast(code):
+            return f"to={DTYPES[code]}"
+        case Reduce(axes, keepdims):
+            return f"axes={list(axes)}" + (" keepdims" if keepdims else "")
+        case Contract(a, b):
+            return f"axes={list(a)},{list(b)}"
+        case ToShape(shape):
+            return f"shape={shape}"
+        case Permute(perm):
+            return f"perm={perm}"
+        case Axes(axes):
+            return f"axes={axes}"
+        case Axis(axis):
+            return f"axis={axis}"
+        case _:
+            assert_never(attrs)
 
 
 @dataclass(frozen=True)
@@ -108,17 +103,17 @@ class Graph:
         for i, (node, ins) in enumerate(zip(self.cut.order, self.cut.operands)):
             if node.op is Op.DATA:
                 expr = f"data[{params[id(node)]}]"
-            elif node.op is Op.SCALAR and node.attrs:
+            elif type(node.attrs) is Constant:
                 expr = f"constant ({node.payload})"
             elif node.op is Op.SCALAR:
                 expr = f"scalar[{params[id(node)]}] ({node.payload})"
             else:
                 names = [f"%{j}" for j in ins]
-                if node.op in (Op.GETITEM, Op.SETITEM, Op.SCATTER_ADD):  # %0[1:, %2], value
+                if isinstance(node.attrs, Index):  # %0[1:, %2], value
                     first = 1 if node.op is Op.GETITEM else 2
                     index = f"{names[0]}[{index_text(node.attrs, names[first:])}]"
                     names[:] = [index, *names[1:first]]
-                attrs = ATTRS[node.op](node.attrs)
+                attrs = attrs_text(node.attrs)
                 expr = " ".join(p for p in (node.op.value, ", ".join(names), attrs) if p)
             out.append((f"%{i} = {expr}", describe(node), node.site or ""))
         return out

@@ -13,25 +13,40 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from minilazy import dtypes
+from minilazy import attrs, dtypes
+from minilazy.attrs import (
+    NONE,
+    Attrs,
+    Axes,
+    Axis,
+    Constant,
+    Contract,
+    Index,
+    Permute,
+    Reduce,
+    mismatch,
+)
 from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
 from minilazy.indexing import index_text
-from minilazy.ir import BINARY, UNARY, Attrs, Device, Node, Op, scalar_leaf
+from minilazy.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.state import backend
 from minilazy.tracer import Tensor, record
+
+# Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
+__all__ = ["PYTHON", "attrs", "replay", "scalar", "source"]
 
 # A rule: (name of the result, the node, the operands' expressions) -> lines of code.
 Rule = Callable[[str, Node, Sequence[str]], list[str]]
 
 
-def replay(op: str, *operands: Tensor, attrs: Attrs = (), device: Device | None = None
+def replay(op: str, *operands: Tensor, attrs: Attrs = NONE, device: Device | None = None
            ) -> Tensor:
     """Record op ``op`` (its IR name) directly: for ops with no public function.
 
     Example:
-        >>> import minilazy as ml
-        >>> replay("iota", attrs=((3,), 0, 4)).tolist()
+        >>> from minilazy.attrs import Iota
+        >>> replay("iota", attrs=Iota((3,), 0, 4)).tolist()
         [0, 1, 2]
     """
     dev = operands[0].device if operands else (device or backend().default_device())
@@ -63,31 +78,45 @@ def _elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return [f"{name} = ml.{n.op.value}({', '.join(args)})"]
 
 
+def _code(value: object) -> str:
+    """An attribute as the expression that makes it: ``attrs.Iota((3,), 0, 4)``."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a family or an index entry
+        return f"attrs.{type(value).__name__}({', '.join(map(_code, value))})"
+    if isinstance(value, tuple):
+        return f"({''.join(_code(v) + ', ' for v in value)})"
+    return repr(value)
+
+
 def _replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
     ops = "".join(f", {a}" for a in args)
-    return [f"{name} = replay({n.op.value!r}{ops}, attrs={n.attrs!r})"]
+    return [f"{name} = replay({n.op.value!r}{ops}, attrs={_code(n.attrs)})"]
 
 
 def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    axes, keepdims = n.attrs
-    assert isinstance(axes, tuple)
-    axis: object = axes
-    if n.op in (Op.ARGMAX, Op.ARGMIN):  # one axis, or None for all of them
-        axis = axes[0] if len(axes) == 1 and len(n.operands[0].shape) > 1 else None
-    keep = ", keepdims=True" if keepdims else ""
-    return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
+    match n.attrs:
+        case Reduce(axes, keepdims):
+            axis: object = axes
+            if n.op in (Op.ARGMAX, Op.ARGMIN):  # one axis, or None for all of them
+                axis = axes[0] if len(axes) == 1 and len(n.operands[0].shape) > 1 else None
+            keep = ", keepdims=True" if keepdims else ""
+            return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
+    raise mismatch(n.op, n.attrs)
 
 
 def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    return [f"{name} = {args[0]}[{index_text(n.attrs, args[1:])}]"]
+    match n.attrs:
+        case Index():
+            return [f"{name} = {args[0]}[{index_text(n.attrs, args[1:])}]"]
+    raise mismatch(n.op, n.attrs)
 
 
 def _setitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    if n.op is Op.SCATTER_ADD:
-        return _replayed(name, n, args)
-    # a new handle on the same value, then the in-place update rebinds just that handle
-    return [f"{name} = ml.positive({args[0]})",
-            f"{name}[{index_text(n.attrs, args[2:])}] = {args[1]}"]
+    match n.attrs:
+        case Index() if n.op is Op.SETITEM:
+            # a new handle on the same value, then the in-place update rebinds just that handle
+            return [f"{name} = ml.positive({args[0]})",
+                    f"{name}[{index_text(n.attrs, args[2:])}] = {args[1]}"]
+    return _replayed(name, n, args)  # scatter-add has no public function
 
 
 def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -107,7 +136,31 @@ def _convert(name: str, n: Node, args: Sequence[str]) -> list[str]:
 
 
 def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    return [f"{name} = ml.concat([{', '.join(args)}], axis={n.attrs[0]})"]
+    match n.attrs:
+        case Axis(axis):
+            return [f"{name} = ml.concat([{', '.join(args)}], axis={axis})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _tensordot(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Contract(a, b):
+            return [f"{name} = ml.tensordot({args[0]}, {args[1]}, axes=({a!r}, {b!r}))"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _permute_dims(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Permute(perm):
+            return [f"{name} = ml.permute_dims({args[0]}, {perm!r})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _flip(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Axes(axes):
+            return [f"{name} = ml.flip({args[0]}, axis={axes!r})"]
+    raise mismatch(n.op, n.attrs)
 
 
 def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -120,12 +173,8 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.WHERE: _call("where"),
     **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
                               Op.ALL)},
-    Op.MATMUL: _call("matmul"), Op.TENSORDOT: lambda name, n, args: [
-        f"{name} = ml.tensordot({args[0]}, {args[1]}, axes={n.attrs!r})"],
-    Op.RESHAPE: _reshape, Op.TRANSPOSE: lambda name, n, args: [
-        f"{name} = ml.permute_dims({args[0]}, {n.attrs[0]!r})"],
-    Op.BROADCAST: _broadcast, Op.FLIP: lambda name, n, args: [
-        f"{name} = ml.flip({args[0]}, axis={n.attrs[0]!r})"],
+    Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
+    Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }
 
@@ -141,7 +190,7 @@ def source(c: Cut, default: Device) -> str:
         >>> print(source(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
         import numpy as np
         import minilazy as ml
-        from minilazy.pycode import replay, scalar
+        from minilazy.pycode import attrs, replay, scalar
         <BLANKLINE>
         v0 = ml.asarray(np.zeros((2, 3), 'float32'))
         v1 = ml.exp(v0)
@@ -149,7 +198,7 @@ def source(c: Cut, default: Device) -> str:
         outputs = [v2]
     """
     lines = ["import numpy as np", "import minilazy as ml",
-             "from minilazy.pycode import replay, scalar", ""]
+             "from minilazy.pycode import attrs, replay, scalar", ""]
     names: list[str] = []
     for i, (node, ins) in enumerate(zip(c.order, c.operands)):
         if node.op is Op.SCALAR:
@@ -166,7 +215,7 @@ def source(c: Cut, default: Device) -> str:
         else:
             lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))
     lines.append(f"outputs = [{', '.join(names[i] for i in c.outputs)}]")
-    if any(n.op is Op.SCALAR and n.attrs for n in c.order):  # 0 and 1 were baked in
+    if any(type(n.attrs) is Constant for n in c.order):  # 0 and 1 were baked in
         body = lines[4:]
         lines[4:] = ["with ml.policy(special_scalars=True):", *("    " + b for b in body)]
     return "\n".join(lines)

@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 
 from minilazy import dtypes
+from minilazy.attrs import NONE, Contract, Reduce
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import astype
 from minilazy.infer import normalize_axes
@@ -33,7 +34,7 @@ def _axes(name: str, x: Tensor, axis: Axes) -> tuple[int, ...]:
 
 def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Tensor:
     axes = _axes(name or op.value, x, axis)
-    return record(op, (x._node,), (axes, bool(keepdims)), x.device)
+    return record(op, (x._node,), Reduce(axes, bool(keepdims)), x.device)
 
 
 def sum(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
@@ -188,7 +189,7 @@ def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
         1.0
     """
     v = _var(x, axis, correction, keepdims, "std")
-    return record(Op.SQRT, (v._node,), (), v.device)
+    return record(Op.SQRT, (v._node,), NONE, v.device)
 
 
 def matmul(x1: TensorLike, x2: TensorLike) -> Tensor:
@@ -227,4 +228,5 @@ def tensordot(x1: Tensor, x2: Tensor, axes: int | tuple[Sequence[int], Sequence[
         normalize_axes("tensordot", tuple(axes[1]), x2.ndim)
         axes_a = tuple(a % x1.ndim for a in axes[0])  # order matters: axes pair up in order
         axes_b = tuple(b % x2.ndim for b in axes[1])
-    return record(Op.TENSORDOT, (x1._node, as_node(x2, x1.device)), (axes_a, axes_b), x1.device)
+    return record(Op.TENSORDOT, (x1._node, as_node(x2, x1.device)), Contract(axes_a, axes_b),
+                  x1.device)

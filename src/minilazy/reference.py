@@ -15,6 +15,20 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import runtime
+from minilazy.attrs import (
+    Axes,
+    Axis,
+    Contract,
+    Gap,
+    Index,
+    Iota,
+    NewAxis,
+    Permute,
+    Reduce,
+    Take,
+    ToShape,
+    mismatch,
+)
 from minilazy.cut import Cut, cut
 from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import UFUNC, signature
@@ -40,11 +54,13 @@ def _param(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _iota(xs: Sequence[Array], n: Node) -> Array:
-    axis = n.attrs[1]
-    assert isinstance(axis, int)
-    shape = [1] * len(n.shape)
-    shape[axis] = n.shape[axis]
-    return np.broadcast_to(np.arange(n.shape[axis], dtype=n.dtype).reshape(shape), n.shape)
+    match n.attrs:
+        case Iota(_, axis, _):
+            shape = [1] * len(n.shape)
+            shape[axis] = n.shape[axis]
+            counts = np.arange(n.shape[axis], dtype=n.dtype).reshape(shape)
+            return np.broadcast_to(counts, n.shape)
+    raise mismatch(n.op, n.attrs)
 
 
 def _convert(xs: Sequence[Array], n: Node) -> Array:
@@ -59,16 +75,15 @@ def _where(xs: Sequence[Array], n: Node) -> Array:
 
 def _reduction(fn: Callable[..., Any]) -> Rule:
     def rule(xs: Sequence[Array], n: Node) -> Array:
-        axes, keepdims = n.attrs
-        assert isinstance(axes, tuple)
-        x = xs[0]
-        if n.op in (Op.SUM, Op.PROD):
-            x = x.astype(n.dtype)
-        if n.op in (Op.ARGMAX, Op.ARGMIN):
-            axis = axes[0] if len(axes) == 1 else None
-            return np.asarray(fn(x, axis=axis, keepdims=keepdims)).astype(n.dtype)
-        with np.errstate(all="ignore"):
-            return np.asarray(fn(x, axis=axes, keepdims=keepdims)).astype(n.dtype)
+        match n.attrs:
+            case Reduce(axes, keepdims):
+                x = xs[0].astype(n.dtype) if n.op in (Op.SUM, Op.PROD) else xs[0]
+                if n.op in (Op.ARGMAX, Op.ARGMIN):
+                    axis = axes[0] if len(axes) == 1 else None
+                    return np.asarray(fn(x, axis=axis, keepdims=keepdims)).astype(n.dtype)
+                with np.errstate(all="ignore"):
+                    return np.asarray(fn(x, axis=axes, keepdims=keepdims)).astype(n.dtype)
+        raise mismatch(n.op, n.attrs)
 
     return rule
 
@@ -80,36 +95,45 @@ def _matmul(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _tensordot(xs: Sequence[Array], n: Node) -> Array:
-    axes_a, axes_b = n.attrs
-    assert isinstance(axes_a, tuple) and isinstance(axes_b, tuple)
-    with np.errstate(all="ignore"):
-        out = np.tensordot(xs[0].astype(n.dtype), xs[1].astype(n.dtype), (axes_a, axes_b))
-    return np.asarray(out)
+    match n.attrs:
+        case Contract(axes_a, axes_b):
+            a, b = (x.astype(n.dtype) for x in xs)
+            with np.errstate(all="ignore"):
+                return np.asarray(np.tensordot(a, b, (axes_a, axes_b)))
+    raise mismatch(n.op, n.attrs)
 
 
-def _clamped(x: Array, arrays: Sequence[Array], spec: Any) -> list[Array]:
+def _index(n: Node) -> Index:
+    match n.attrs:
+        case Index() as spec:
+            return spec
+    raise mismatch(n.op, n.attrs)
+
+
+def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
     """Index arrays clamped into range, as XLA's gather clamps (implementation-defined)."""
     out = []
     axis = 0
-    for entry in spec:
-        if entry[0] == 3:  # an index array: it indexes axis `axis`
+    for entry in spec.entries:
+        if isinstance(entry, Take):  # an index array: it indexes axis `axis`
             n = x.shape[axis]
-            out.append(np.clip(arrays[entry[1]], -n, n - 1))
-        if entry[0] not in (2, 4):  # every entry but a new axis or `...` consumes one axis
+            out.append(np.clip(arrays[entry.k], -n, n - 1))
+        if not isinstance(entry, NewAxis | Gap):  # the others each consume one axis
             axis += 1
     return out
 
 
 def _getitem(xs: Sequence[Array], n: Node) -> Array:
     x, *arrays = xs
-    return np.asarray(x[numpy_index(n.attrs, _clamped(x, arrays, n.attrs))])
+    spec = _index(n)
+    return np.asarray(x[numpy_index(spec, _clamped(x, arrays, spec))])
 
 
 def _setitem(xs: Sequence[Array], n: Node) -> Array:
     x, v, *arrays = xs
-    out = x.copy()
-    index = numpy_index(n.attrs, _clamped(x, arrays, n.attrs))
-    target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
+    out, spec = x.copy(), _index(n)
+    index = numpy_index(spec, _clamped(x, arrays, spec))
+    target = index_shape(x.shape, spec, [a.shape for a in arrays])
     while v.ndim > len(target):  # extra leading axes are 1s (checked when recorded)
         v = v[0]
     with np.errstate(all="ignore"):
@@ -121,13 +145,21 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _concat(xs: Sequence[Array], n: Node) -> Array:
-    axis = n.attrs[0]
-    assert isinstance(axis, int)
-    return np.concatenate([x.astype(n.dtype) for x in xs], axis=axis)
+    match n.attrs:
+        case Axis(axis):
+            return np.concatenate([x.astype(n.dtype) for x in xs], axis=axis)
+    raise mismatch(n.op, n.attrs)
 
 
-def _static(fn: Callable[[Array, Any], Any]) -> Rule:
-    return lambda xs, n: np.asarray(fn(xs[0], n.attrs[0]))
+def _static(fn: Callable[[Array, tuple[int, ...]], Any]) -> Rule:
+    """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        match n.attrs:
+            case ToShape(v) | Permute(v) | Axes(v):
+                return np.asarray(fn(xs[0], v))
+        raise mismatch(n.op, n.attrs)
+
+    return rule
 
 
 REFERENCE: Final[Mapping[Op, Rule]] = {

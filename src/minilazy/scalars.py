@@ -69,7 +69,7 @@ def scalar(value: Scalar, dtype: DType) -> Node:
     Example:
         >>> from minilazy import dtypes
         >>> scalar(0.5, dtypes.float32).attrs
-        ()
+        NoAttrs()
     """
     special = (OVERRIDE.get() or ENGINE.default).special_scalars
     if special and (value == 1 or value == 0 and str(value)[0] != "-"):

@@ -11,6 +11,7 @@ import math
 from collections.abc import Sequence
 
 from minilazy import dtypes
+from minilazy.attrs import Axes, Axis, Permute, ToShape
 from minilazy.infer import describe, integers, normalize_axes
 from minilazy.ir import Op, ShapeError
 from minilazy.tracer import Tensor, TensorLike, as_node, record
@@ -36,7 +37,7 @@ def reshape(x: Tensor, shape: int | Sequence[int], copy: bool | None = None) -> 
     new = tuple(dims)
     if new == x.shape:
         return Tensor(x._node, x.device)
-    return record(Op.RESHAPE, (x._node,), (new,), x.device)
+    return record(Op.RESHAPE, (x._node,), ToShape(new), x.device)
 
 
 def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
@@ -49,7 +50,7 @@ def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
     """
     perm = tuple(a % x.ndim if x.ndim and -x.ndim <= a < x.ndim else a
                  for a in integers("permute_dims", axes))
-    return record(Op.TRANSPOSE, (x._node,), (perm,), x.device)
+    return record(Op.TRANSPOSE, (x._node,), Permute(perm), x.device)
 
 
 def matrix_transpose(x: Tensor) -> Tensor:
@@ -104,7 +105,8 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
         >>> ml.broadcast_to(ml.ones((3,)), (2, 3)).shape
         (2, 3)
     """
-    return record(Op.BROADCAST, (x._node,), (integers("broadcast_to", shape),), x.device)
+    return record(Op.BROADCAST, (x._node,), ToShape(integers("broadcast_to", shape)),
+                  x.device)
 
 
 def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
@@ -125,7 +127,7 @@ def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
         raise ValueError("concat: zero-dimensional tensors cannot be concatenated")
     (a,) = normalize_axes("concat", axis, arrays[0].ndim)
     nodes = tuple(as_node(t, first.device) for t in arrays)
-    return record(Op.CONCAT, nodes, (a,), first.device)
+    return record(Op.CONCAT, nodes, Axis(a), first.device)
 
 
 def stack(arrays: Sequence[Tensor], axis: int = 0) -> Tensor:
@@ -154,7 +156,7 @@ def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
         [2, 1, 0]
     """
     axes = normalize_axes("flip", axis, x.ndim)
-    return record(Op.FLIP, (x._node,), (axes,), x.device)
+    return record(Op.FLIP, (x._node,), Axes(axes), x.device)
 
 
 def take(x: Tensor, indices: TensorLike, axis: int | None = None) -> Tensor:

@@ -15,10 +15,12 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from minilazy import dtypes
+from minilazy.attrs import NONE, Attrs, Cast, Index, Permute
 from minilazy.dtypes import DType, Scalar
+from minilazy.host import check_power, host_data
 from minilazy.indexing import Item, index_spec
 from minilazy.infer import INFER, describe
-from minilazy.ir import Attrs, Device, DeviceError, Failure, Node, Op
+from minilazy.ir import Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
 from minilazy.scalars import is_weak, scalar, weak_scalar
 from minilazy.state import ENGINE, LIVE, OVERRIDE, backend, user_site
@@ -33,7 +35,7 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
     Example:
         >>> import minilazy as ml
         >>> x = ml.ones((2,))
-        >>> record(Op.EXP, (x._node,), (), x.device).shape
+        >>> record(Op.EXP, (x._node,), NONE, x.device).shape
         (2,)
     """
     shape, dtype = INFER[op](op, operands, attrs)
@@ -90,39 +92,7 @@ def as_node(x: TensorLike, device: Device) -> Node:
         return x._node
     if isinstance(x, np.generic):  # a NumPy scalar: strongly typed, but no transfer needed
         return scalar(x.item(), dtypes.canonical(x.dtype))
-    return _host_to_tensor(x, None, device)._node
-
-
-def _host_to_tensor(x: Any, dtype: DType | None, device: Device) -> Tensor:
-    try:
-        array = np.asarray(x, dtype=dtype)
-    except OverflowError:
-        raise OverflowError(f"a Python int in {_short(x)} does not fit in {dtype}") from None
-    if array.dtype not in dtypes.CODE:
-        _unsupported(x, array)
-    buffer = backend().to_device(array, device)
-    site = user_site() if ENGINE.sites else None
-    return Tensor(Node(Op.DATA, (), (), array.shape, array.dtype, buffer, site), device)
-
-
-def _short(x: Any) -> str:
-    text = repr(x)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
-    """Raise the error NumPy's conversion of ``x`` calls for.
-
-    A Python int too big for 64 bits is an ``OverflowError`` naming it; ``None``, strings and
-    other objects are ``TypeError``s.
-    """
-    if array.dtype == object:
-        for v in array.flat:
-            if type(v) is int:
-                raise OverflowError(f"Python int {v} does not fit in int64 or uint64")
-            if not isinstance(v, (bool, int, float, np.generic)):
-                raise TypeError(f"cannot make a tensor from {type(v).__name__} ({_short(x)})")
-    dtypes.canonical(array.dtype)  # complex, str...: TypeError naming the supported dtypes
+    return host_data(x, None, device)
 
 
 def _host_operand(op: Op, x: Any, device: Device) -> Node:
@@ -130,14 +100,6 @@ def _host_operand(op: Op, x: Any, device: Device) -> Node:
     if isinstance(x, (np.ndarray, np.generic, list, tuple)) or hasattr(x, "__array__"):
         return as_node(x, device)
     raise TypeError(f"{op.value}: unsupported operand type {type(x).__name__!r}")
-
-
-def _check_power(a: Tensor, b: Any) -> None:
-    """``int ** negative int`` with the exponent known on the host: NumPy's ValueError."""
-    if a.dtype in dtypes.INTEGER and not isinstance(b, Tensor):
-        exponent = np.asarray(b)
-        if exponent.dtype.kind in "iu" and exponent.size and exponent.min() < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
 
 
 def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
@@ -150,19 +112,19 @@ def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
     """
     if type(a) is Tensor:
         if type(b) is Tensor:
-            return record(op, (a._node, b._node), (), _same_device(op, a, b))
+            return record(op, (a._node, b._node), NONE, _same_device(op, a, b))
         if is_weak(b):
             scalar_b = weak_scalar(op, b, a.dtype, False)
             if op is Op.POW:
-                _check_power(a, b)
-            return record(op, (a._node, scalar_b), (), a._device)
+                check_power(a.dtype, b)
+            return record(op, (a._node, scalar_b), NONE, a._device)
         if op is Op.POW:
-            _check_power(a, b)
-        return record(op, (a._node, _host_operand(op, b, a._device)), (), a._device)
+            check_power(a.dtype, b)
+        return record(op, (a._node, _host_operand(op, b, a._device)), NONE, a._device)
     if type(b) is Tensor:
         if is_weak(a):
-            return record(op, (weak_scalar(op, a, b.dtype, True), b._node), (), b._device)
-        return record(op, (_host_operand(op, a, b._device), b._node), (), b._device)
+            return record(op, (weak_scalar(op, a, b.dtype, True), b._node), NONE, b._device)
+        return record(op, (_host_operand(op, a, b._device), b._node), NONE, b._device)
     raise TypeError(f"{op.value}: expected at least one Tensor, got {type(a).__name__} and "
                     f"{type(b).__name__}")
 
@@ -234,7 +196,7 @@ class Tensor:
     def T(self) -> Tensor:
         """The transpose (axes reversed), like NumPy's ``.T``."""
         perm = tuple(range(self.ndim))[::-1]
-        return record(Op.TRANSPOSE, (self._node,), (perm,), self._device)
+        return record(Op.TRANSPOSE, (self._node,), Permute(perm), self._device)
 
     @property
     def mT(self) -> Tensor:
@@ -242,7 +204,7 @@ class Tensor:
         if self.ndim < 2:
             raise ValueError(f"mT needs at least 2 dimensions, got shape {self.shape}")
         perm = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
-        return record(Op.TRANSPOSE, (self._node,), (perm,), self._device)
+        return record(Op.TRANSPOSE, (self._node,), Permute(perm), self._device)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -344,17 +306,17 @@ class Tensor:
     def __ne__(self, o: object) -> Any: return binary(Op.NE, self, _like(o))
 
     def __matmul__(self, o: TensorLike) -> Tensor:
-        return record(Op.MATMUL, (self._node, as_node(o, self._device)), (), self._device)
+        return record(Op.MATMUL, (self._node, as_node(o, self._device)), NONE, self._device)
 
     def __rmatmul__(self, o: TensorLike) -> Tensor:
-        return record(Op.MATMUL, (as_node(o, self._device), self._node), (), self._device)
+        return record(Op.MATMUL, (as_node(o, self._device), self._node), NONE, self._device)
 
-    def __neg__(self) -> Tensor: return record(Op.NEG, (self._node,), (), self._device)
+    def __neg__(self) -> Tensor: return record(Op.NEG, (self._node,), NONE, self._device)
     def __pos__(self) -> Tensor: return self
-    def __abs__(self) -> Tensor: return record(Op.ABS, (self._node,), (), self._device)
+    def __abs__(self) -> Tensor: return record(Op.ABS, (self._node,), NONE, self._device)
 
     def __invert__(self) -> Tensor:
-        return record(Op.BITWISE_INVERT, (self._node,), (), self._device)
+        return record(Op.BITWISE_INVERT, (self._node,), NONE, self._device)
 
     # -- in-place: record the op, then rebind this handle to the result -----------------------
     def _rebind(self, op: Op, result: Tensor) -> Tensor:
@@ -366,7 +328,7 @@ class Tensor:
                 raise TypeError(f"{op.value} (in place): cannot cast the result "
                                 f"{result.dtype} to the target {self.dtype}")
             code = dtypes.CODE[self.dtype]
-            result = record(Op.CONVERT, (result._node,), (code,), self._device)
+            result = record(Op.CONVERT, (result._node,), Cast(code), self._device)
         self._node = result._node
         return self
 
@@ -387,7 +349,7 @@ class Tensor:
         return self._rebind(Op.MATMUL, self @ o)
 
     # -- indexing ------------------------------------------------------------------------------
-    def _index(self, key: Any) -> tuple[Attrs, tuple[Node, ...]]:
+    def _index(self, key: Any) -> tuple[Index, tuple[Node, ...]]:
         items: list[Item] = []
         for k in key if isinstance(key, tuple) else (key,):
             if k is None or k is Ellipsis or isinstance(k, (slice, bool)):

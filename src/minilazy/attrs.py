@@ -1,0 +1,219 @@
+"""Op attributes: one small frozen type per op family, such as a reduction's axes and keepdims.
+
+Part of the IR layer. Attributes are static: they are part of a node's digest and so of the
+cache key. Each family is a ``NamedTuple``: fields have names and types, while hashing and
+equality stay a tuple's (in C, as cheap as before). Every field is an int >= 0, a bool or a tuple
+of them, so Python's ``hash`` of an attribute is the same in every process. Which family an op
+takes is :data:`minilazy.ir.FAMILY`, checked when a node is made; tables read the fields by name,
+with ``match`` where they branch on the family. Never imports jax.
+"""
+
+from __future__ import annotations
+
+from typing import Final, NamedTuple, TypeAlias
+
+
+class NoAttrs(NamedTuple):
+    """No attributes: leaves that are parameters, elementwise ops, ``where``, ``matmul``.
+
+    Example:
+        >>> NONE == ()
+        True
+    """
+
+
+NONE: Final = NoAttrs()
+
+
+class Constant(NamedTuple):
+    """A ``SCALAR`` baked into the program (0 or 1): its value is in the key.
+
+    Example:
+        >>> Constant(1).value
+        1
+    """
+
+    value: int
+
+
+class Iota(NamedTuple):
+    """``IOTA``: a ``shape`` counting along ``axis``, of the dtype with code ``dtype``.
+
+    Example:
+        >>> Iota((3,), 0, 4).axis
+        0
+    """
+
+    shape: tuple[int, ...]
+    axis: int
+    dtype: int  # a dtype's code (dtypes.CODE), stable across processes
+
+
+class Cast(NamedTuple):
+    """``CONVERT``: the target dtype's code.
+
+    Example:
+        >>> Cast(4).dtype
+        4
+    """
+
+    dtype: int
+
+
+class Reduce(NamedTuple):
+    """A reduction: the ``axes`` it folds (sorted, non-negative) and whether it keeps them.
+
+    Example:
+        >>> Reduce((0, 2), False).keepdims
+        False
+    """
+
+    axes: tuple[int, ...]
+    keepdims: bool
+
+
+class Contract(NamedTuple):
+    """``TENSORDOT``: the axes of each operand that are summed over, pairwise.
+
+    Example:
+        >>> Contract((1,), (0,)).b
+        (0,)
+    """
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+
+
+class ToShape(NamedTuple):
+    """``RESHAPE`` and ``BROADCAST``: the result shape.
+
+    Example:
+        >>> ToShape((2, 3)).shape
+        (2, 3)
+    """
+
+    shape: tuple[int, ...]
+
+
+class Permute(NamedTuple):
+    """``TRANSPOSE``: result axis ``i`` is operand axis ``perm[i]``.
+
+    Example:
+        >>> Permute((1, 0)).perm
+        (1, 0)
+    """
+
+    perm: tuple[int, ...]
+
+
+class Axes(NamedTuple):
+    """``FLIP``: the axes reversed.
+
+    Example:
+        >>> Axes((0,)).axes
+        (0,)
+    """
+
+    axes: tuple[int, ...]
+
+
+class Axis(NamedTuple):
+    """``CONCAT``: the axis joined along.
+
+    Example:
+        >>> Axis(1).axis
+        1
+    """
+
+    axis: int
+
+
+# Index entries. Each carries its kind as a last, defaulted field: NamedTuples compare and hash
+# as plain tuples, so without it ``At(3)`` and ``Take(3)`` would be the same key.
+class At(NamedTuple):
+    """An int index: position ``i`` (resolved, >= 0). The axis is dropped.
+
+    Example:
+        >>> At(3).i
+        3
+    """
+
+    i: int
+    kind: int = 0
+
+
+class Span(NamedTuple):
+    """A slice: ``size`` elements from ``start``, every ``step``-th, backwards if ``reverse``.
+
+    Example:
+        >>> Span(4, 3, 2, True).size
+        3
+    """
+
+    start: int
+    size: int
+    step: int
+    reverse: bool
+    kind: int = 1
+
+
+class NewAxis(NamedTuple):
+    """``None`` in an index: a new axis of length 1.
+
+    Example:
+        >>> NewAxis() != Gap()
+        True
+    """
+
+    kind: int = 2
+
+
+class Take(NamedTuple):
+    """An integer index array: the ``k``-th index operand of the node.
+
+    Example:
+        >>> Take(0) != At(0)
+        True
+    """
+
+    k: int
+    kind: int = 3
+
+
+class Gap(NamedTuple):
+    """A ``...`` that stands for no axes but still separates index arrays (NumPy's rule).
+
+    Example:
+        >>> Gap().kind
+        4
+    """
+
+    kind: int = 4
+
+
+Entry: TypeAlias = At | Span | NewAxis | Take | Gap
+
+
+class Index(NamedTuple):
+    """``GETITEM``, ``SETITEM``, ``SCATTER_ADD``: one entry per indexed axis, normalised.
+
+    Example:
+        >>> Index((At(0), Span(0, 2, 1, False))).entries[0]
+        At(i=0, kind=0)
+    """
+
+    entries: tuple[Entry, ...]
+
+
+Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
+                    | Axis | Index)
+
+
+def mismatch(op: object, attrs: object) -> TypeError:
+    """The error for attributes of the wrong family (a bug in the caller, not user input).
+
+    Example:
+        >>> mismatch("sum", Axis(0))
+        TypeError('sum: attributes Axis(axis=0) are of the wrong family')
+    """
+    return TypeError(f"{getattr(op, 'value', op)}: attributes {attrs!r} are of the wrong family")

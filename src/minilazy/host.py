@@ -1,0 +1,72 @@
+"""Host arrays in the IR: NumPy arrays and (nested) Python lists become device data leaves.
+
+Part of the tracer layer, beside ``scalars.py`` (Python numbers). ``ml.asarray(x)`` and a host
+operand of an op (``t + np.ones(3)``) copy the data to the device once, as a ``DATA`` leaf, and
+raise NumPy's error where NumPy's conversion would. Never imports jax.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from minilazy import dtypes
+from minilazy.attrs import NONE
+from minilazy.dtypes import DType
+from minilazy.ir import Device, Node, Op
+from minilazy.state import ENGINE, backend, user_site
+
+
+def host_data(x: Any, dtype: DType | None, device: Device) -> Node:
+    """A ``DATA`` leaf holding ``x`` (converted as ``np.asarray(x, dtype)``) on ``device``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> host_data([1, 2], None, ml.default_device())
+        <Node data i64[2]>
+    """
+    try:
+        array = np.asarray(x, dtype=dtype)
+    except OverflowError:
+        raise OverflowError(f"a Python int in {_short(x)} does not fit in {dtype}") from None
+    if array.dtype not in dtypes.CODE:
+        _unsupported(x, array)
+    buffer = backend().to_device(array, device)
+    site = user_site() if ENGINE.sites else None
+    return Node(Op.DATA, (), NONE, array.shape, array.dtype, buffer, site)
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
+    """Raise the error NumPy's conversion of ``x`` calls for.
+
+    A Python int too big for 64 bits is an ``OverflowError`` naming it; ``None``, strings and
+    other objects are ``TypeError``s.
+    """
+    if array.dtype == object:
+        for v in array.flat:
+            if type(v) is int:
+                raise OverflowError(f"Python int {v} does not fit in int64 or uint64")
+            if not isinstance(v, (bool, int, float, np.generic)):
+                raise TypeError(f"cannot make a tensor from {type(v).__name__} ({_short(x)})")
+    dtypes.canonical(array.dtype)  # complex, str...: TypeError naming the supported dtypes
+
+
+def check_power(base: DType, exponent: Any) -> None:
+    """``int ** negative int`` with the exponent on the host: NumPy's ``ValueError``, at the call.
+
+    Example:
+        >>> check_power(dtypes.int64, -1)
+        Traceback (most recent call last):
+        ...
+        ValueError: Integers to negative integer powers are not allowed.
+    """
+    if base in dtypes.INTEGER:
+        e = np.asarray(exponent)
+        if e.dtype.kind in "iu" and e.size and e.min() < 0:
+            raise ValueError("Integers to negative integer powers are not allowed.")
