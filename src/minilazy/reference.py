@@ -116,8 +116,10 @@ def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
     axis = 0
     for entry in spec.entries:
         if isinstance(entry, Take):  # an index array: it indexes axis `axis`
-            n = x.shape[axis]
-            out.append(np.clip(arrays[entry.k], -n, n - 1))
+            n, k = x.shape[axis], arrays[entry.k]
+            if n:  # (an empty axis can only be indexed by an empty array: nothing to clamp)
+                k = np.minimum(k, n - 1) if k.dtype.kind == "u" else np.clip(k, -n, n - 1)
+            out.append(k)
         if not isinstance(entry, NewAxis | Gap):  # the others each consume one axis
             axis += 1
     return out
