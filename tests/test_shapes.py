@@ -47,6 +47,34 @@ def test_transpose_attributes_match_numpy(device, data):
         check(lambda: x.mT, lambda: lazy(x, device).mT)
 
 
+@given(data=st.data())
+def test_numpys_extensions_of_the_standard_match_numpy(device, data):
+    """What NumPy accepts beyond the Array API, minilazy does too, with NumPy's values and
+    errors: negative ``permute_dims`` axes, ``squeeze(axis=None)``, a ``-1`` in a reshape of an
+    empty array, and ``concat``/``stack`` of any mix of dtypes (the suite stays in the standard's
+    domain, where other libraries are held to it)."""
+    x = any_array(data.draw)
+    t, ndim = lazy(x, device), x.ndim
+    form = data.draw(st.sampled_from(["permute", "squeeze", "reshape", "concat", "stack"]))
+    if form == "permute":
+        perm = tuple(a - ndim * data.draw(st.booleans()) for a in data.draw(
+            st.permutations(range(ndim))))
+        check(lambda: np.permute_dims(x, perm), lambda: ml.permute_dims(t, perm))
+    elif form == "squeeze":
+        check(lambda: np.squeeze(x, axis=None), lambda: ml.squeeze(t, axis=None))
+    elif form == "reshape":
+        y = np.zeros((0, *x.shape), x.dtype)
+        shape = data.draw(st.sampled_from([(-1,), (0, -1), (-1, 0), (*x.shape, -1, 0)]))
+        check(lambda: np.reshape(y, shape), lambda: ml.reshape(lazy(y, device), shape))
+    else:
+        others = [data.draw(arrays(data.draw(st.sampled_from(DTYPES)), x.shape))
+                  for _ in range(data.draw(st.integers(1, 2)))]
+        fn = "stack" if form == "stack" else "concat"
+        axis = 0 if fn == "stack" or ndim else None
+        check(lambda: getattr(np, fn)([x, *others], axis=axis),
+              lambda: getattr(ml, fn)([t, *(lazy(o, device) for o in others)], axis=axis))
+
+
 @settings(max_examples=10)
 @given(data=st.data())
 def test_take_of_host_indices_matches_numpy(device, data):

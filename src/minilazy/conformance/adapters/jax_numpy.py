@@ -20,7 +20,9 @@ class JaxNumpy(BaseAdapter):
     name, version, namespace = "jax-numpy", jax.__version__, jnp
     capabilities = frozenset({"float64", "metadata", "executions"})
     renames = {"bitwise_invert": "invert"}
-    dtype_policy = DtypePolicy(promotion={"int64,uint64": "int64"})  # JAX's lattice
+    dtype_policy = DtypePolicy(promotion={  # JAX's lattice: an int next to a float takes its type
+        "int64,uint64": "int64", **{f"{i}{b},float{f}": f"float{f}" for i in ("int", "uint")
+                                    for b in (8, 16, 32, 64) for f in (16, 32)}})
     runs = 0
 
     def array(self, host: np.ndarray[Any, Any]) -> Any:

@@ -47,7 +47,8 @@ import gc
 import importlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from typing import Any
+from types import ModuleType
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -55,6 +56,15 @@ from minilazy.conformance.adapter import Counters
 from minilazy.conformance.base import INPLACE, OPERATORS
 
 Array = np.ndarray[Any, Any]
+# torch is optional and never installed where mypy runs: its objects are opaque to the types here,
+# so these names say what each one is.
+TorchTensor: TypeAlias = Any
+TorchDtype: TypeAlias = Any
+TorchDevice: TypeAlias = Any
+AxisArg: TypeAlias = "int | Sequence[int] | None"
+ShapeArg: TypeAlias = "int | Sequence[int]"
+DTypeArg: TypeAlias = "np.dtype[Any] | str | None"
+Number: TypeAlias = bool | int | float
 # The dtypes the suite draws (strategies.DTYPES), by name: torch has each of them.
 DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                "uint64", "float16", "float32", "float64")
@@ -83,7 +93,7 @@ SUPPORTED = frozenset({*OPERATORS, *TENSOR_ONLY, *UNARY, *REDUCE_DIMS, "var", "s
                        "linspace", "zeros_like", "ones_like", "full_like"})
 
 
-def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
+def _axes(ndim: int, axis: AxisArg) -> tuple[int, ...]:
     """The axes ``axis`` names (``None``: all of them), non-negative, as a tuple.
 
     Example:
@@ -111,10 +121,10 @@ class TorchLazyAdapter:
     version = ""
     capabilities: frozenset[str] = frozenset()
 
-    def __init__(self, torch: Any, device: Any) -> None:
+    def __init__(self, torch: ModuleType, device: TorchDevice) -> None:
         self.torch, self.device = torch, device
-        self._to_torch: dict[np.dtype[Any], Any] = {}
-        self._to_numpy: dict[Any, np.dtype[Any]] = {}
+        self._to_torch: dict[np.dtype[Any], TorchDtype] = {}
+        self._to_numpy: dict[TorchDtype, np.dtype[Any]] = {}
         for name in DTYPE_NAMES:
             dtype = np.dtype(name)
             tdt = torch.from_numpy(np.zeros(0, dtype)).dtype
@@ -138,11 +148,11 @@ class TorchLazyAdapter:
         """Whether ``apply`` implements ``op`` (every op of today's registry)."""
         return op in SUPPORTED
 
-    def from_numpy(self, array: Array) -> Any:
+    def from_numpy(self, array: Array) -> TorchTensor:
         # A C-contiguous copy: torch.from_numpy shares memory and refuses negative strides.
         return self.torch.from_numpy(np.array(array, order="C", copy=True)).to(self.device)
 
-    def to_numpy(self, x: Any) -> Array:
+    def to_numpy(self, x: TorchTensor) -> Array:
         # A gradient may require grad (torch's numpy() refuses it); detaching only then keeps
         # the common case free of an extra op (torch._lazy counts aten::detach as a fallback).
         y = x.detach() if x.requires_grad else x
@@ -171,7 +181,7 @@ class TorchLazyAdapter:
         except Exception:
             pass
 
-    def _drained(self, run: Callable[[], Any]) -> Any:
+    def _drained(self, run: Callable[[], Any]) -> TorchTensor:
         """``run()``, re-raising its error after waiting for the device.
 
         torch._lazy raises a failed execution's error again at the next execution: waiting
@@ -194,7 +204,7 @@ class TorchLazyAdapter:
         ``grad``, and the tensor is used as is, with ``create_graph`` so the outer one can
         differentiate the result.
         """
-        pytree: Any = importlib.import_module("torch.utils._pytree")
+        pytree = importlib.import_module("torch.utils._pytree")
 
         def gradient(*args: Any) -> tuple[Any, ...]:
             args_, specs, leaves, nested = list(args), [], [], False
@@ -218,16 +228,16 @@ class TorchLazyAdapter:
 
     # -- ops ----------------------------------------------------------------------------------
 
-    def _dtype(self, dtype: Any) -> Any:
+    def _dtype(self, dtype: DTypeArg) -> TorchDtype:
         return None if dtype is None else self._to_torch[np.dtype(dtype)]
 
-    def _tensor(self, value: Any) -> Any:
+    def _tensor(self, value: Any) -> TorchTensor:
         """A tensor for a tensor-only torch argument: a Python scalar becomes a 0-d tensor."""
         if isinstance(value, bool | int | float):
             return self.torch.tensor(value, device=self.device)
         return value
 
-    def _reduce(self, x: Any, axis: Any, keepdims: bool) -> tuple[Any, dict[str, Any]]:
+    def _reduce(self, x: TorchTensor, axis: AxisArg, keepdims: bool) -> tuple[Any, dict[str, Any]]:
         """``(x, {dim, keepdim})`` for a torch reduction over the spec's ``axis``.
 
         The axes are spelled as the spec call spells them (one axis as an int, several as a
@@ -242,7 +252,7 @@ class TorchLazyAdapter:
             return x, {}
         return x, {"dim": axis if isinstance(axis, int) else tuple(axis), "keepdim": keepdims}
 
-    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
+    def apply(self, op: str, *args: Any, **kwargs: Any) -> TorchTensor:
         torch = self.torch
         if op in OPERATORS:
             return OPERATORS[op](*args)
@@ -265,7 +275,7 @@ class TorchLazyAdapter:
             raise NotImplementedError(f"{self.name}: no translation of op {op!r}")
         return method(*args, **kwargs)
 
-    def _prod(self, x: Any, axis: Any, keepdims: bool) -> Any:
+    def _prod(self, x: TorchTensor, axis: AxisArg, keepdims: bool) -> TorchTensor:
         x, kw = self._reduce(x, axis, keepdims)
         dims = kw.get("dim", ())
         if isinstance(dims, int) or not kw:
@@ -279,29 +289,31 @@ class TorchLazyAdapter:
             out = out.reshape(tuple(1 if a in dims else n for a, n in enumerate(x.shape)))
         return out
 
-    def _where(self, condition: Any, x1: Any, x2: Any) -> Any:
+    def _where(self, condition: TorchTensor, x1: TorchTensor, x2: TorchTensor) -> TorchTensor:
         return self.torch.where(condition, x1, x2)
 
-    def _clip(self, x: Any, min: Any = None, max: Any = None) -> Any:
+    def _clip(self, x: TorchTensor, min: Number | None = None,
+              max: Number | None = None) -> TorchTensor:
         return self.torch.clamp(x, min, max)
 
-    def _astype(self, x: Any, dtype: Any, copy: bool = True) -> Any:
+    def _astype(self, x: TorchTensor, dtype: DTypeArg, copy: bool = True) -> TorchTensor:
         return x.to(self._dtype(dtype), copy=copy)
 
-    def _matmul(self, x1: Any, x2: Any) -> Any:
+    def _matmul(self, x1: TorchTensor, x2: TorchTensor) -> TorchTensor:
         return self.torch.matmul(x1, x2)
 
-    def _tensordot(self, x1: Any, x2: Any, axes: Any = 2) -> Any:
+    def _tensordot(self, x1: TorchTensor, x2: TorchTensor,
+                   axes: int | Sequence[Sequence[int]] = 2) -> TorchTensor:
         dims = axes if isinstance(axes, int) else [list(a) for a in axes]
         return self.torch.tensordot(x1, x2, dims=dims)
 
-    def _reshape(self, x: Any, shape: Any, copy: Any = None) -> Any:
+    def _reshape(self, x: TorchTensor, shape: ShapeArg, copy: bool | None = None) -> TorchTensor:
         return self.torch.reshape(x, tuple(shape) if not isinstance(shape, int) else (shape,))
 
-    def _permute_dims(self, x: Any, axes: Any) -> Any:
+    def _permute_dims(self, x: TorchTensor, axes: Sequence[int]) -> TorchTensor:
         return self.torch.permute(x, tuple(axes))
 
-    def _expand_dims(self, x: Any, axis: Any = 0) -> Any:
+    def _expand_dims(self, x: TorchTensor, axis: int | Sequence[int] = 0) -> TorchTensor:
         if isinstance(axis, int):
             return self.torch.unsqueeze(x, axis)
         ndim = x.dim() + len(axis)  # several new axes, placed in the result as NumPy does
@@ -309,96 +321,102 @@ class TorchLazyAdapter:
             x = self.torch.unsqueeze(x, a)
         return x
 
-    def _squeeze(self, x: Any, axis: Any = None) -> Any:
+    def _squeeze(self, x: TorchTensor, axis: AxisArg = None) -> TorchTensor:
         if axis is None:
             return self.torch.squeeze(x)
         return self.torch.squeeze(x, _axes(x.dim(), axis))
 
-    def _broadcast_to(self, x: Any, shape: Any) -> Any:
+    def _broadcast_to(self, x: TorchTensor, shape: Sequence[int]) -> TorchTensor:
         return self.torch.broadcast_to(x, tuple(shape))
 
-    def _flip(self, x: Any, axis: Any = None) -> Any:
+    def _flip(self, x: TorchTensor, axis: AxisArg = None) -> TorchTensor:
         return self.torch.flip(x, _axes(x.dim(), axis))
 
-    def _matrix_transpose(self, x: Any) -> Any:
+    def _matrix_transpose(self, x: TorchTensor) -> TorchTensor:
         return self.torch.transpose(x, -2, -1)
 
-    def _concat(self, arrays: Sequence[Any], axis: int | None = 0) -> Any:
+    def _concat(self, arrays: Sequence[TorchTensor], axis: int | None = 0) -> TorchTensor:
         if axis is None:
             return self.torch.cat([a.reshape(-1) for a in arrays])
         return self.torch.cat(list(arrays), dim=axis)
 
-    def _stack(self, arrays: Sequence[Any], axis: int = 0) -> Any:
+    def _stack(self, arrays: Sequence[TorchTensor], axis: int = 0) -> TorchTensor:
         return self.torch.stack(list(arrays), dim=axis)
 
-    def _take(self, x: Any, indices: Any, axis: int | None = None) -> Any:
+    def _take(self, x: TorchTensor, indices: Any, axis: int | None = None) -> TorchTensor:
         if axis is None:
             return self.torch.take(x, indices)
         # The Array API defines take(x, i, axis=a) as x[:, ..., :, i] with a slices before i.
         return x[(slice(None),) * _axes(x.dim(), axis)[0] + (indices,)]
 
-    def _getitem(self, x: Any, key: Any) -> Any:
+    def _getitem(self, x: TorchTensor, key: Any) -> TorchTensor:
         return x[key]
 
-    def _setitem(self, x: Any, key: Any, value: Any) -> Any:
+    def _setitem(self, x: TorchTensor, key: Any, value: Any) -> TorchTensor:
         x[key] = value
         return x
 
     # -- creation -----------------------------------------------------------------------------
 
-    def _asarray(self, obj: Any, dtype: Any = None, device: Any = None, copy: Any = None) -> Any:
+    def _asarray(self, obj: Any, dtype: DTypeArg = None, device: object = None,
+                 copy: bool | None = None) -> TorchTensor:
         return self.torch.asarray(obj, dtype=self._dtype(dtype), device=self.device)
 
-    def _zeros(self, shape: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _zeros(self, shape: ShapeArg, dtype: DTypeArg = None, device: object = None) -> TorchTensor:
         return self.torch.zeros(shape, dtype=self._dtype(dtype), device=self.device)
 
-    def _ones(self, shape: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _ones(self, shape: ShapeArg, dtype: DTypeArg = None, device: object = None) -> TorchTensor:
         return self.torch.ones(shape, dtype=self._dtype(dtype), device=self.device)
 
-    def _full(self, shape: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _full(self, shape: ShapeArg, fill_value: Number, dtype: DTypeArg = None,
+              device: object = None) -> TorchTensor:
         return self.torch.full(shape, fill_value, dtype=self._dtype(dtype), device=self.device)
 
-    def _eye(self, n_rows: int, n_cols: int | None = None, k: int = 0, dtype: Any = None,
-             device: Any = None) -> Any:
+    def _eye(self, n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeArg = None,
+             device: object = None) -> TorchTensor:
         m = n_rows if n_cols is None else n_cols
         kw = {"dtype": self._dtype(dtype), "device": self.device}
         if k >= 0:  # torch.eye has no diagonal offset: a taller identity, its first k rows cut
             return self.torch.eye(n_rows + k, m, **kw)[k:]
         return self.torch.eye(n_rows, m - k, **kw)[:, -k:]
 
-    def _arange(self, start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
-                device: Any = None) -> Any:
+    def _arange(self, start: Number, stop: Number | None = None, step: Number = 1,
+                dtype: DTypeArg = None,
+                device: object = None) -> TorchTensor:
         kw = {"dtype": self._dtype(dtype), "device": self.device}
         if stop is None:
             return self.torch.arange(start, **kw)
         return self.torch.arange(start, stop, step, **kw)
 
-    def _linspace(self, start: Any, stop: Any, num: int, dtype: Any = None,
-                  device: Any = None, endpoint: bool = True) -> Any:
+    def _linspace(self, start: Number, stop: Number, num: int, dtype: DTypeArg = None,
+                  device: object = None, endpoint: bool = True) -> TorchTensor:
         kw = {"dtype": self._dtype(dtype), "device": self.device}
         if endpoint:
             return self.torch.linspace(start, stop, num, **kw)
         # The same step, (stop - start) / num: num + 1 points with the endpoint, less the last.
         return self.torch.linspace(start, stop, num + 1, **kw)[:num]
 
-    def _zeros_like(self, x: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _zeros_like(self, x: TorchTensor, dtype: DTypeArg = None,
+                    device: object = None) -> TorchTensor:
         return self.torch.zeros_like(x, dtype=self._dtype(dtype))
 
-    def _ones_like(self, x: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _ones_like(self, x: TorchTensor, dtype: DTypeArg = None,
+                   device: object = None) -> TorchTensor:
         return self.torch.ones_like(x, dtype=self._dtype(dtype))
 
-    def _full_like(self, x: Any, fill_value: Any, dtype: Any = None, device: Any = None) -> Any:
+    def _full_like(self, x: TorchTensor, fill_value: Number, dtype: DTypeArg = None,
+                   device: object = None) -> TorchTensor:
         return self.torch.full_like(x, fill_value, dtype=self._dtype(dtype))
 
     # -- optional methods ---------------------------------------------------------------------
 
-    def inplace(self, op: str, x: Any, other: Any) -> Any:
+    def inplace(self, op: str, x: TorchTensor, other: Any) -> TorchTensor:
         return INPLACE[op](x, other)
 
-    def shape(self, x: Any) -> tuple[int, ...]:
+    def shape(self, x: TorchTensor) -> tuple[int, ...]:
         return tuple(int(n) for n in x.shape)
 
-    def dtype(self, x: Any) -> np.dtype[Any]:
+    def dtype(self, x: TorchTensor) -> np.dtype[Any]:
         return self._to_numpy[x.dtype]
 
     def counters(self) -> Counters:
@@ -433,8 +451,8 @@ class LtcAdapter(TorchLazyAdapter):
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
                               "float64", "metadata", "autodiff"})
 
-    def __init__(self, torch: Any) -> None:
-        self.lazy: Any = importlib.import_module("torch._lazy")
+    def __init__(self, torch: ModuleType) -> None:
+        self.lazy = importlib.import_module("torch._lazy")
         importlib.import_module("torch._lazy.ts_backend").init()
         importlib.import_module("torch._lazy.metrics")
         super().__init__(torch, torch.device("lazy"))
@@ -443,7 +461,7 @@ class LtcAdapter(TorchLazyAdapter):
     def _mark_step(self) -> None:
         self.lazy.mark_step(wait=True)
 
-    def sync(self, *xs: Any) -> None:
+    def sync(self, *xs: TorchTensor) -> None:
         self._drained(lambda: self.lazy.sync_multi(list(xs), [str(self.device)]))
 
     def _wait(self) -> None:
@@ -455,16 +473,16 @@ class LtcAdapter(TorchLazyAdapter):
         c["executions"] = c.get("UncachedCompile", 0) + c.get("CachedCompile", 0)
         return c
 
-    def key(self, *xs: Any) -> str:
+    def key(self, *xs: TorchTensor) -> str:
         return str(self.torch._C._lazy._get_graph_hash(list(xs)).hex())
 
-    def ir(self, *xs: Any) -> str:
+    def ir(self, *xs: TorchTensor) -> str:
         return str(self.torch._C._lazy._get_tensors_text(list(xs)))
 
-    def hlo(self, *xs: Any) -> str:
+    def hlo(self, *xs: TorchTensor) -> str:
         return str(self.torch._C._lazy._get_tensors_backend(list(xs)))
 
-    def is_pending(self, x: Any) -> bool:
+    def is_pending(self, x: TorchTensor) -> bool:
         nodes = [line for line in self.ir(x).splitlines() if line.strip().startswith("%")]
         return any("device_data" not in line for line in nodes)
 
@@ -488,18 +506,18 @@ class XlaAdapter(TorchLazyAdapter):
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
                               "float64", "metadata", "autodiff", "eager", "donation"})
 
-    def __init__(self, torch: Any) -> None:
-        self.xla: Any = importlib.import_module("torch_xla")
-        self.xm: Any = importlib.import_module("torch_xla.core.xla_model")
-        self.met: Any = importlib.import_module("torch_xla.debug.metrics")
-        self.experimental: Any = importlib.import_module("torch_xla.experimental")
+    def __init__(self, torch: ModuleType) -> None:
+        self.xla = importlib.import_module("torch_xla")
+        self.xm = importlib.import_module("torch_xla.core.xla_model")
+        self.met = importlib.import_module("torch_xla.debug.metrics")
+        self.experimental = importlib.import_module("torch_xla.experimental")
         super().__init__(torch, self.xla.device())
         self.version = f"{self.xla.__version__} (torch {torch.__version__})"
 
     def _mark_step(self) -> None:
         self.xla.sync(wait=True)
 
-    def sync(self, *xs: Any) -> None:
+    def sync(self, *xs: TorchTensor) -> None:
         self._drained(lambda: self.xla._XLAC._xla_sync_multi(list(xs), [str(self.device)],
                                                               wait=True))
 
@@ -514,16 +532,16 @@ class XlaAdapter(TorchLazyAdapter):
         c["donations"] = int(aliased[1]) if aliased else 0
         return c
 
-    def key(self, *xs: Any) -> str:
+    def key(self, *xs: TorchTensor) -> str:
         return str(self.xla._XLAC._get_graph_hash(list(xs)).hex())
 
-    def ir(self, *xs: Any) -> str:
+    def ir(self, *xs: TorchTensor) -> str:
         return str(self.xla._XLAC._get_xla_tensors_text(list(xs)))
 
-    def hlo(self, *xs: Any) -> str:
+    def hlo(self, *xs: TorchTensor) -> str:
         return str(self.xla._XLAC._get_xla_tensors_hlo(list(xs)))
 
-    def is_pending(self, x: Any) -> bool:
+    def is_pending(self, x: TorchTensor) -> bool:
         info = str(self.xla._XLAC._get_xla_tensor_debug_info(x))
         return "XLAData: None" in info
 
