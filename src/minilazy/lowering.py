@@ -1,9 +1,10 @@
 """XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, and ahead-of-time compilation.
 
-Seventh layer, and with the runtime the only one that imports jax. :data:`LOWER` maps every op
-to a rule that builds its value from its operands' values; :func:`program` interprets a
-:class:`~minilazy.cut.Cut` with those rules, and :func:`compile_cut` traces that interpreter
-once with abstract parameters through the public ``jax.jit(...).lower(...).compile()`` path. Leaf
+Seventh layer, and with the runtime the only one that imports jax. The story first:
+:func:`program` interprets a :class:`~minilazy.cut.Cut` with one rule per op, and
+:func:`compile_cut` traces that interpreter once with abstract parameters through the public
+``jax.jit(...).lower(...).compile()`` path. Then the rules (:data:`LOWER`), each building an
+op's value from its operands' values, with the numerics they need to match NumPy. Leaf
 data are parameters, never constants baked into the program. 64-bit types are switched on only
 inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
 """
@@ -56,6 +57,119 @@ def jax_device(device: Device) -> Any:
     return jax.devices(device.platform)[device.index]
 
 
+def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
+    """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
+
+    The parameters are the ``DATA`` buffers, then one array per group of scalars (see
+    :class:`~minilazy.cut.Cut`); a scalar leaf reads its element of its group's array.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.cut import cut
+        >>> x = ml.asarray(np.ones(2, np.float32))
+        >>> fn = program(cut([(x + 1.0)._node], x.device))
+        >>> [a.tolist() for a in fn(np.ones(2, np.float32), np.array([1.0], np.float32))]
+        [[2.0, 2.0]]
+    """
+    order, operands, outputs = c.order, c.operands, c.outputs
+    data = {p: i for i, p in enumerate(c.params)}
+    scalars: dict[Node, tuple[int, int]] = {}  # a scalar's (group, index), or (position, -1)
+    if c.groups:
+        for g, (_, count) in enumerate(c.groups):
+            first = sum(n for _, n in c.groups[:g])
+            scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
+    else:
+        scalars.update({s: (k, -1) for k, s in enumerate(c.scalars)})
+
+    def fn(*params: Array) -> tuple[Array, ...]:
+        rest = params[len(data):]
+        env: list[Array] = []
+        for node, ins in zip(order, operands):
+            if node.op is Op.DATA:
+                args = [params[data[node]]]
+            elif node.op is Op.SCALAR:
+                if type(node.attrs) is Constant:  # its value is part of the program and the key
+                    args = [jnp.asarray(node.payload, node.dtype)]
+                else:
+                    g, k = scalars[node]
+                    args = [rest[g] if k < 0 else rest[g][k]]
+            else:
+                args = [env[i] for i in ins]
+            env.append(LOWER[node.op](args, node))
+        return tuple(env[i] for i in outputs)
+
+    return fn
+
+
+def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
+    """The parameters' shapes and dtypes, placed on the cut's device."""
+    sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
+    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
+    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params] + [
+        _SPEC(shape, d, sharding=sharding) for shape, d in scalars]
+
+
+@dataclass(eq=False)
+class Compiled:
+    """A compiled program and what it was compiled for.
+
+    Attributes:
+        executable: the XLA executable (call it with the parameter values).
+        donated: which parameters' buffers it may reuse for its outputs.
+        lowered: the lowered (StableHLO) form, for printers.
+        ran: whether it has run once (the runtime donates only to a program that has).
+        structure: what the cache key of the cut it was compiled for hashes.
+    """
+
+    executable: Any
+    donated: tuple[bool, ...]
+    lowered: Any
+    ran: bool = False
+    structure: tuple[object, ...] = ()
+
+
+def _options(device: Device) -> dict[str, Any] | None:
+    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
+    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
+
+
+def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
+    """Trace the cut's program into a ``jax.stages.Lowered`` (StableHLO, not yet compiled).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.cut import cut
+        >>> x = ml.ones((2,))
+        >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
+        True
+    """
+    donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
+    with jax.enable_x64(True):
+        jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
+        return jitted.lower(*abstract_params(c))
+
+
+def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
+    """Lower and compile the cut ahead of time.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.cut import cut
+        >>> x = ml.ones((2,))
+        >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
+        ()
+    """
+    return compile_lowered(lower(c, donated), c.device, donated)
+
+
+def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...]) -> Compiled:
+    """Compile a lowered program for ``device`` (XLA's part of compile time)."""
+    with jax.enable_x64(True):
+        executable = lowered.compile(_options(device))
+    return Compiled(executable, donated, lowered)
+
+
+# -- The rules: one per op, and the numerics they need to match NumPy ----------------------
 def _cast(x: Array, dtype: np.dtype[Any]) -> Array:
     if x.dtype == dtype:
         return x
@@ -260,115 +374,3 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }
-
-
-def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
-    """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
-
-    The parameters are the ``DATA`` buffers, then one array per group of scalars (see
-    :class:`~minilazy.cut.Cut`); a scalar leaf reads its element of its group's array.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.cut import cut
-        >>> x = ml.asarray(np.ones(2, np.float32))
-        >>> fn = program(cut([(x + 1.0)._node], x.device))
-        >>> [a.tolist() for a in fn(np.ones(2, np.float32), np.array([1.0], np.float32))]
-        [[2.0, 2.0]]
-    """
-    order, operands, outputs = c.order, c.operands, c.outputs
-    data = {p: i for i, p in enumerate(c.params)}
-    scalars: dict[Node, tuple[int, int]] = {}  # a scalar's (group, index), or (position, -1)
-    if c.groups:
-        for g, (_, count) in enumerate(c.groups):
-            first = sum(n for _, n in c.groups[:g])
-            scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
-    else:
-        scalars.update({s: (k, -1) for k, s in enumerate(c.scalars)})
-
-    def fn(*params: Array) -> tuple[Array, ...]:
-        rest = params[len(data):]
-        env: list[Array] = []
-        for node, ins in zip(order, operands):
-            if node.op is Op.DATA:
-                args = [params[data[node]]]
-            elif node.op is Op.SCALAR:
-                if type(node.attrs) is Constant:  # its value is part of the program and the key
-                    args = [jnp.asarray(node.payload, node.dtype)]
-                else:
-                    g, k = scalars[node]
-                    args = [rest[g] if k < 0 else rest[g][k]]
-            else:
-                args = [env[i] for i in ins]
-            env.append(LOWER[node.op](args, node))
-        return tuple(env[i] for i in outputs)
-
-    return fn
-
-
-def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
-    """The parameters' shapes and dtypes, placed on the cut's device."""
-    sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
-    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
-    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params] + [
-        _SPEC(shape, d, sharding=sharding) for shape, d in scalars]
-
-
-@dataclass(eq=False)
-class Compiled:
-    """A compiled program and what it was compiled for.
-
-    Attributes:
-        executable: the XLA executable (call it with the parameter values).
-        donated: which parameters' buffers it may reuse for its outputs.
-        lowered: the lowered (StableHLO) form, for printers.
-        ran: whether it has run once (the runtime donates only to a program that has).
-        structure: what the cache key of the cut it was compiled for hashes.
-    """
-
-    executable: Any
-    donated: tuple[bool, ...]
-    lowered: Any
-    ran: bool = False
-    structure: tuple[object, ...] = ()
-
-
-def _options(device: Device) -> dict[str, Any] | None:
-    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
-    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
-
-
-def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
-    """Trace the cut's program into a ``jax.stages.Lowered`` (StableHLO, not yet compiled).
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.cut import cut
-        >>> x = ml.ones((2,))
-        >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
-        True
-    """
-    donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
-    with jax.enable_x64(True):
-        jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
-        return jitted.lower(*abstract_params(c))
-
-
-def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
-    """Lower and compile the cut ahead of time.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.cut import cut
-        >>> x = ml.ones((2,))
-        >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
-        ()
-    """
-    return compile_lowered(lower(c, donated), c.device, donated)
-
-
-def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...]) -> Compiled:
-    """Compile a lowered program for ``device`` (XLA's part of compile time)."""
-    with jax.enable_x64(True):
-        executable = lowered.compile(_options(device))
-    return Compiled(executable, donated, lowered)
