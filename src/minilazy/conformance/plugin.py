@@ -214,6 +214,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write the per-rule and per-op results as JSON to PATH")
     group.addoption("--lazy-rules", default=None, metavar="ID,ID",
                     help="run only the tests of these rules (e.g. LZ-CACHE-003,LZ-HASH-002)")
+    group.addoption("--lazy-assignment", default=None, type=int, metavar="N",
+                    help="run only the tests of the rules of course assignments 1 to N "
+                         "(tutorials/build; python -m minilazy.conformance.grade scores them)")
     group.addoption("--lazy-timeout", default=60.0, type=float, metavar="SECONDS",
                     help="stop a test running longer than this and report it hung (0: never;"
                          " with pytest-xdist workers the run goes on; default 60)")
@@ -257,6 +260,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "ops(*names): registry ops a test uses")
     if not _asked_for(config):
         return
+    last, assignment = max(r.stage for r in rules().values()), config.getoption("lazy_assignment")
+    if assignment is not None and not 1 <= assignment <= last:
+        raise pytest.UsageError(f"--lazy-assignment: the course has assignments 1 to {last}")
     register_profiles()
     _examples_independent_of_local_code()
     if not config.getoption("hypothesis_profile", None):
@@ -354,7 +360,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [i for i in items if rule_ids(i) or in_suite(Path(str(i.path)))]
         config.hook.pytest_deselected(items=foreign)
     expected = xfail.load(config.getoption("lazy_xfail"))
-    wanted = config.getoption("lazy_rules")
+    wanted = config.getoption("lazy_rules") or ""
+    assignment = config.getoption("lazy_assignment")
+    if assignment is not None:  # the rules of the course's assignments 1..N
+        wanted += "," + ",".join(r.id for r in rules().values() if 1 <= r.stage <= assignment)
     if wanted:
         chosen = {r.strip() for r in wanted.split(",") if r.strip()}
         unknown = chosen - set(rules())

@@ -61,9 +61,12 @@ def ops() -> dict[str, OpSpec]:
 class RuleSpec:
     """One rule of the spec.
 
+    ``stage`` is the course assignment that implements the rule (``tutorials/build``; 0: none, as
+    for implementation-defined rules): the grader checks the rules of stages up to its own.
+
     Example:
-        >>> rules()["LZ-REC-001"].level
-        'MUST'
+        >>> rules()["LZ-REC-001"].level, rules()["LZ-HASH-002"].stage
+        ('MUST', 3)
     """
 
     id: str
@@ -71,6 +74,7 @@ class RuleSpec:
     section: str
     summary: str
     capability: str
+    stage: int = 0
 
 
 @cache

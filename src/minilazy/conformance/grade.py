@@ -1,0 +1,159 @@
+"""``python -m minilazy.conformance.grade --assignment N --impl MODULE:FACTORY``: grade a student.
+
+The course (``tutorials/build``) builds a LazyTensor in assignments; each spec rule carries the
+``stage`` of the assignment that implements it (``rules.toml``). Grading assignment ``N`` runs the
+oracle, in a fresh process as ``python -m minilazy.conformance`` does, on the rules of stages 1 to
+``N``, and prints each rule's status, a score, and for each failed rule its text, the first
+failing test, its message (what the implementation gave against what NumPy computed) and the
+failing example, with the program as Python where the test builds one. A rule whose tests were
+all skipped (a capability the adapter does not declare) scores as not passed, with the reason.
+The exit code is 0 when every graded rule passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from minilazy.conformance.registry import rules
+
+LAST: int = max(r.stage for r in rules().values())
+
+
+def staged(assignment: int) -> list[str]:
+    """The rule IDs graded at ``assignment``: those of stages 1 to ``assignment``.
+
+    Example:
+        >>> staged(3)[-5:]
+        ['LZ-HASH-001', 'LZ-HASH-002', 'LZ-HASH-003', 'LZ-HASH-004', 'LZ-HASH-005']
+    """
+    if not 1 <= assignment <= LAST:
+        raise ValueError(f"assignment {assignment} does not exist: the course has 1 to {LAST}")
+    chosen = [r for r in rules().values() if 1 <= r.stage <= assignment]
+    return [r.id for r in sorted(chosen, key=lambda r: (r.stage, r.id))]
+
+
+@dataclass(frozen=True)
+class Grade:
+    """The outcome of grading one assignment: the oracle's JSON report, read per graded rule.
+
+    Example:
+        >>> g = Grade(1, {"rules": {"LZ-REC-001": {"status": "passed"}}})
+        >>> g.passed, g.score
+        (['LZ-REC-001'], '1/10 rules (10%)')
+    """
+
+    assignment: int
+    report: dict[str, Any]
+
+    @property
+    def graded(self) -> list[str]:
+        """The rules graded, in assignment order."""
+        return staged(self.assignment)
+
+    def status(self, rid: str) -> str:
+        """``passed``, ``failed``, ``skipped``, ``xfail`` or ``not run`` (no test was collected)."""
+        return str(self.report.get("rules", {}).get(rid, {}).get("status", "not run"))
+
+    @property
+    def passed(self) -> list[str]:
+        """The graded rules that passed."""
+        return [r for r in self.graded if self.status(r) == "passed"]
+
+    @property
+    def score(self) -> str:
+        """Rules passed out of rules graded."""
+        n, total = len(self.passed), len(self.graded)
+        return f"{n}/{total} rules ({100 * n // total}%)"
+
+    def text(self) -> str:
+        """The grade as the command prints it."""
+        impl = self.report.get("implementation", {})
+        lines = [f"Assignment {self.assignment}: {impl.get('name', '?')} "
+                 f"{impl.get('version', '')}, rules of assignments 1-{self.assignment}", ""]
+        for rid in self.graded:
+            rule = rules()[rid]
+            lines.append(f"  {rid:<13} {rule.level:<6} assignment {rule.stage}  "
+                         f"{self.status(rid)}")
+        lines += ["", f"score: {self.score}"]
+        for rid in self.graded:
+            if self.status(rid) != "passed":
+                lines += ["", *self._why(rid)]
+        return "\n".join(lines)
+
+    def _why(self, rid: str) -> list[str]:
+        rule, row = rules()[rid], self.report.get("rules", {}).get(rid, {})
+        out = [f"{rid} (assignment {rule.stage}, {self.status(rid)}): {rule.summary}"]
+        first = row.get("first_failure")
+        if first:
+            out.append(f"  first failing test: {first['test']}")
+            out += ["  " + line for line in str(first["message"]).splitlines()[:12]]
+            out += ["  " + line for line in str(first.get("example", "")).splitlines()[:40]]
+        elif self.status(rid) == "skipped":
+            out.append(f"  skipped: its tests need capability {rule.capability!r}, which the "
+                       "adapter does not declare")
+        else:
+            out.append("  no test of it ran")
+        return out
+
+
+def grade(assignment: int, impl: str, path: str | None = None, profile: str = "quick",
+          extra: tuple[str, ...] = ()) -> Grade:
+    """Run the oracle on ``impl`` for ``assignment``, in a fresh process, and read its report.
+
+    ``path`` is put first on the student's ``PYTHONPATH`` (where their package lives).
+
+    Example:
+        >>> g = grade(1, "minilazy.conformance.toy:toy")  # doctest: +SKIP
+        >>> g.passed  # doctest: +SKIP
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(path).resolve()),
+                                             *filter(None, [env.get("PYTHONPATH")])])
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "report.json"
+        command = [sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}",
+                   f"--lazy-rules={','.join(staged(assignment))}", f"--spec-report={out}",
+                   f"--hypothesis-profile={profile}", "-q", *extra]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp)
+        if not out.exists():  # the run did not start: the adapter cannot be loaded, say
+            raise RuntimeError(f"the oracle did not run (exit {done.returncode}):\n"
+                               f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        return Grade(assignment, json.loads(out.read_text()))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line: grade, print, exit 0 when every graded rule passes.
+
+    Example:
+        >>> main(["--assignment", "9", "--impl", "x:y"])
+        Traceback (most recent call last):
+        ...
+        SystemExit: 2
+    """
+    parser = argparse.ArgumentParser(prog="python -m minilazy.conformance.grade",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--assignment", type=int, required=True, choices=range(1, LAST + 1),
+                        metavar=f"1-{LAST}", help="grade the rules of assignments 1 to this one")
+    parser.add_argument("--impl", required=True, metavar="MODULE:FACTORY",
+                        help="the student's adapter, e.g. tinylazy.adapter:adapter")
+    parser.add_argument("--path", default=None, help="a folder to import the package from")
+    parser.add_argument("--profile", default="quick",
+                        help="the Hypothesis profile: quick (default), ci (smallest failing "
+                             "examples), thorough")
+    args = parser.parse_args(argv)
+    result = grade(args.assignment, args.impl, args.path, args.profile)
+    print(result.text())
+    return 0 if len(result.passed) == len(result.graded) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,89 @@
+"""The course grader: the rules of assignments 1 to N, a score, and why each failed rule failed.
+
+Graded for real on the toy implementation (which passes) and on one of its mutants (which breaks
+an assignment-1 rule), each in a fresh process as a student runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from minilazy.conformance.grade import LAST, Grade, main, staged
+from minilazy.conformance.registry import rules
+
+
+def test_each_assignment_grades_the_rules_of_its_stage_and_the_ones_before():
+    for n in range(1, LAST + 1):
+        assert set(staged(n)) == {r.id for r in rules().values() if 1 <= r.stage <= n}
+        assert {rules()[r].stage for r in staged(n)} == set(range(1, n + 1))
+    with pytest.raises(ValueError, match="assignment 9 does not exist"):
+        staged(9)
+
+
+def test_every_must_rule_is_some_assignments_but_the_two_device_one():
+    ungraded = {r.id for r in rules().values() if r.level == "MUST" and not r.stage}
+    assert ungraded == {"LZ-ERR-005"}  # needs two devices: not part of the course
+    assert all(not r.stage for r in rules().values() if r.level == "IMPL")
+
+
+def test_a_grade_says_why_each_rule_failed():
+    report = {"implementation": {"name": "mine", "version": "0"}, "rules": {
+        "LZ-REC-001": {"status": "passed"},
+        "LZ-REC-002": {"status": "failed", "first_failure": {
+            "test": "suite/test_recording.py::test_x", "message": "AssertionError: f32 != f64",
+            "example": "program as Python:\nx + 1"}},
+        "LZ-REC-003": {"status": "skipped"}}}
+    g = Grade(1, report)
+    text = g.text()
+    assert g.passed == ["LZ-REC-001"] and g.score == f"1/{len(staged(1))} rules (10%)"
+    assert rules()["LZ-REC-002"].summary in text
+    assert "suite/test_recording.py::test_x" in text and "f32 != f64" in text
+    assert "program as Python:\n  x + 1" in text
+    assert "capability 'executions|compiles', which the adapter does not declare" in text
+    assert "LZ-ERR-001 (assignment 1, not run)" in text  # no test of it ran: not passed
+
+
+def _grade(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
+    return subprocess.run([sys.executable, "-m", "minilazy.conformance.grade", *args],
+                          capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_the_toy_passes_assignment_1_and_a_mutant_is_told_what_broke():
+    done = _grade("--assignment", "1", "--impl", "minilazy.conformance.toy:toy")
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert f"score: {len(staged(1))}/{len(staged(1))} rules (100%)" in done.stdout
+    done = _grade("--assignment", "1", "--impl",
+                  "minilazy.conformance.mutants:mutant_strong_scalars")
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "LZ-NUM-003 (assignment 1, failed): Python scalars are weak" in done.stdout
+    assert "first failing test: suite/" in done.stdout
+
+
+def test_the_plugin_selects_the_rules_of_an_assignment(tmp_path):
+    out = tmp_path / "report.json"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
+    done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "-q",
+                           "-k", "test_hashing and parameters",
+                           "--lazy-impl=minilazy.conformance.toy:toy", "--lazy-assignment=3",
+                           f"--spec-report={out}", "--hypothesis-profile=quick"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    ran = {rid for rid, row in json.loads(out.read_text())["rules"].items()
+           if row["status"] != "not covered"}
+    assert ran and ran <= set(staged(3)) and "LZ-HASH-002" in ran
+    done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "--lazy-assignment=0",
+                           "--lazy-impl=minilazy.conformance.toy:toy"],
+                          capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 4 and "the course has assignments 1 to" in done.stderr
+
+
+def test_an_assignment_the_course_lacks_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--assignment", str(LAST + 1), "--impl", "x:y"])
+    assert e.value.code == 2 and "invalid choice" in capsys.readouterr().err
