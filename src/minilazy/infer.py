@@ -240,8 +240,8 @@ def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Reduce(axes, keepdims):
             (x,) = xs
-            if op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN) and any(x.shape[a] == 0
-                                                                    for a in axes):
+            extreme = op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
+            if extreme and any(x.shape[a] == 0 for a in axes):
                 raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of "
                                  f"{describe(x)} has no identity")
             if keepdims:
