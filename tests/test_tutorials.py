@@ -2,8 +2,25 @@
 
 Each tutorial (``tutorials/NN_*.md``, a MyST notebook) runs in a fresh Python process, cell after
 cell in one namespace, as its notebook kernel would run it in the docs build; its last printed
-line must be its checkpoint. A fresh process per tutorial because the compile cache, the metrics
-and the XLA flags are per process, and the tutorials count compiles.
+line must be its checkpoint. A fresh process per tutorial because the compile cache, the metrics,
+the compile history and the XLA flags are per process, and the tutorials count compiles: no
+tutorial may depend on another's state, and none does (each imports and builds all it uses).
+
+What guarantees the fresh process, in both places:
+
+- here, :func:`run_tutorial` starts a new interpreter (``subprocess.run``) per tutorial, in an
+  empty temporary directory, with ``MINILAZY_DEBUG`` and ``XLA_FLAGS`` removed from its
+  environment;
+- in the docs build, ``docs/conf.py`` sets MyST-NB's ``nb_execution_mode = "force"``: every
+  build executes every notebook with ``NotebookClientDirect``, which starts a new Jupyter kernel
+  (a new process) for each notebook and shuts it down after, in the notebook's own directory; no
+  execution cache is read. The kernel inherits the Sphinx process's environment as it is.
+
+Counts are claims: a page must never print one number and say another. So every code cell that
+prints a count (compiles, cache hits, executions, barriers, transfers, donations, nodes...) also
+asserts it, right there, and both this driver and the docs build (``nb_execution_raise_on_error``)
+fail on the first false one; :func:`test_every_cell_that_prints_counts_asserts_them` checks that
+no such cell lacks an ``assert``.
 
 Exercises: a cell tagged ``exercise`` holds a stub for the student, a cell tagged ``check`` tests
 it and prints ``exercise ...: not solved yet`` while the stub is there. After the checkpoint the
@@ -130,6 +147,19 @@ def test_every_solution_belongs_to_a_tutorial_with_exercises():
         (tutorial,) = [p for p in TUTORIALS if p.stem[:2] == solution.stem[:2]]
         tags = {t for c in cells(tutorial) for t in c.tags}
         assert {"exercise", "check"} <= tags, f"{solution.name}: {tutorial.name} has no exercise"
+
+
+# What a cell reads when it prints a count: the engine's counters, the tutorial-0 sketch's COUNT,
+# an adapter's counters, the compile history, a graph's size.
+COUNTS = re.compile(r"metrics\(\)|metrics_report\(\)|\bCOUNT\b|counters\(\)|compile_history\(\)|"
+                    r"num_nodes")
+
+
+def test_every_cell_that_prints_counts_asserts_them():
+    unchecked = [f"{path.name} cell {i}" for path in TUTORIALS for i, cell in enumerate(cells(path))
+                 if COUNTS.search(cell.source) and "print(" in cell.source
+                 and "assert" not in cell.source]
+    assert not unchecked, f"these cells print counts without asserting them: {unchecked}"
 
 
 @pytest.mark.parametrize("path", TUTORIALS, ids=lambda p: p.stem)
