@@ -50,6 +50,9 @@ exclude_patterns = [
     "_build",
     "_generated",  # pages other tools write, pulled in by the generated-include directive
     "tutorials/solutions",  # instructors only: never part of the student site
+    "tutorials/build/skeleton",  # the course's Python package folders (tutorials/build):
+    "tutorials/build/solution",  # code for students to copy and instructors to keep, not pages
+    "tutorials/build/README.md",  # the repository's how-to-start; the site has build/index
     "Thumbs.db",
     ".DS_Store",
 ]

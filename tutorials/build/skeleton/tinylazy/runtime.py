@@ -1,0 +1,72 @@
+"""The runtime: move data to the device, run the compiled program, write results back.
+
+A barrier's program reads device buffers and writes new ones. A buffer that nothing can read
+any more (its tensor died, only the graph being run still reads it) is *donated*: XLA may write
+an output into it, so an in-place parameter update needs no new memory.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import jax
+import numpy as np
+
+from tinylazy.graph import Cut, cut
+from tinylazy.ir import STATE, Node, or_else
+from tinylazy.lowering import compile, x64
+
+MEMORY = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+
+
+def to_device(node: Node) -> Any:
+    """The value of leaf ``node`` on the device, transferred once (call within ``x64()``).
+
+    Assignment 5, "Run, transfer, donate": LZ-CACHE-004 (a buffer is donated once it is on the
+    device, and the node keeps the device buffer so it is never transferred again).
+    """
+    raise NotImplementedError("assignment 5: see chapter 5, Run, transfer, donate")
+
+
+def params(c: Cut) -> list[Any]:
+    """The parameters of ``c``: scalars as Python numbers (weak), data on the device (given)."""
+    return [n.value if n.op == "scalar" else or_else(to_device, n, otherwise=n.value)
+            for n in c.params]
+
+
+def donatable(c: Cut) -> tuple[bool, ...]:
+    """For each parameter of ``c``: whether its buffer may be donated at ``mark_step``.
+
+    Assignment 5, "Run, transfer, donate": LZ-CACHE-004, LZ-CACHE-006.
+
+    A data buffer may be donated when no live tensor holds its node: at ``mark_step`` every live
+    pending graph is in the cut, so nothing outside the program reads it again. Scalars are
+    never donated.
+    """
+    raise NotImplementedError("assignment 5: see chapter 5, Run, transfer, donate")
+
+
+def fail_alone(roots: list[Node], error: Exception) -> None:
+    """After the program of ``roots`` raised ``error``: run each root alone; then raise.
+
+    Assignment 5, "Run, transfer, donate": LZ-ERR-003, LZ-ERR-009.
+
+    A barrier is failure-atomic: every root that can be computed is, a root whose own program
+    fails keeps its error (``Node.error``: raised at every observation), and the barrier raises.
+    """
+    raise NotImplementedError("assignment 5: see chapter 5, Run, transfer, donate")
+
+
+def run(roots: list[Node], donate: bool = False) -> None:
+    """Materialise ``roots`` (pending, distinct) with one XLA program: cut, compile, execute.
+
+    Assignment 4, "Lower to XLA and cache": LZ-CACHE-003, LZ-LOW-002 (and assignment 5's
+    ``donate``: set at ``mark_step``, where every live graph is in the cut).
+
+    Cut and key the roots, get the program (:func:`~tinylazy.lowering.compile`), call it on the
+    parameters, count one execution, and materialise each root with its output. Everything runs
+    within :func:`~tinylazy.lowering.x64`.
+    """
+    raise NotImplementedError("assignment 4: see chapter 4, Lower to XLA and cache")
