@@ -120,11 +120,13 @@ def test_reading_metadata_executes_nothing(adapter: OptionalAdapter) -> None:
     y = _record_mix(adapter, x, adapter.from_numpy(np.ones((3, 2), np.float32)))
     with counting(adapter) as d:
         facts = (adapter.shape(y), adapter.dtype(y), repr(y), len(y))
-        # The Array API attributes, where the tensors have them.
+        # The Array API attributes, where the tensors have them (reading is the point here:
+        # tinygrad's `size` is a method, which the rule does not judge).
         more = {name: getattr(y, name) for name in ("ndim", "size") if hasattr(y, name)}
     assert facts[:2] == ((2,), np.dtype(np.float32)) and facts[3] == 2
-    assert more == {k: v for k, v in {"ndim": 1, "size": 2}.items() if k in more}, more
     assert d.ran_nothing(), f"reading metadata ran something: {d}"
+    ints = {k: v for k, v in more.items() if isinstance(v, int)}
+    assert ints == {k: v for k, v in {"ndim": 1, "size": 2}.items() if k in ints}, ints
 
 
 @pytest.mark.spec("LZ-REC-004")
