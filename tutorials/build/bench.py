@@ -1,9 +1,9 @@
 """Assignment 8 (optional): tinylazy against minilazy, through the oracle's adapter protocol.
 
 ``PYTHONPATH=mywork python tutorials/build/bench.py [--steps N]`` (``mywork`` holds your
-``tinylazy``) times, on each implementation, (1) a training step (forward, gradient, update, ``mark_step``)
-after its one compile, and (2) recording a long chain of elementwise ops and observing it. The
-same code drives both, so the numbers compare the engines, not the callers.
+``tinylazy``) times, on each implementation, (1) a training step (forward, gradient, update,
+``mark_step``) after its one compile, and (2) recording a long chain of elementwise ops and
+observing it. The same code drives both, so the numbers compare the engines, not the callers.
 """
 
 from __future__ import annotations

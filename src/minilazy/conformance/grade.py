@@ -5,7 +5,8 @@ The course (``tutorials/build``) builds a LazyTensor in assignments; each spec r
 oracle, in a fresh process as ``python -m minilazy.conformance`` does, on the rules of stages 1 to
 ``N``, and prints each rule's status, a score, and for each failed rule its text, the first
 failing test, its message (what the implementation gave against what NumPy computed) and the
-failing example, with the program as Python where the test builds one. A rule whose tests were
+smallest failing example (Hypothesis shrinks it), with the program as Python where the test
+builds one. A rule whose tests were
 all skipped (a capability the adapter does not declare) scores as not passed, with the reason.
 The exit code is 0 when every graded rule passes.
 """
@@ -104,7 +105,7 @@ class Grade:
         return out
 
 
-def grade(assignment: int, impl: str, path: str | None = None, profile: str = "quick",
+def grade(assignment: int, impl: str, path: str | None = None, profile: str = "ci",
           extra: tuple[str, ...] = ()) -> Grade:
     """Run the oracle on ``impl`` for ``assignment``, in a fresh process, and read its report.
 
@@ -146,9 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--impl", required=True, metavar="MODULE:FACTORY",
                         help="the student's adapter, e.g. tinylazy.adapter:adapter")
     parser.add_argument("--path", default=None, help="a folder to import the package from")
-    parser.add_argument("--profile", default="quick",
-                        help="the Hypothesis profile: quick (default), ci (smallest failing "
-                             "examples), thorough")
+    parser.add_argument("--profile", default="ci",
+                        help="the Hypothesis profile: ci (default: each failure shrunk to its "
+                             "smallest example), quick (no shrinking), thorough")
     args = parser.parse_args(argv)
     result = grade(args.assignment, args.impl, args.path, args.profile)
     print(result.text())

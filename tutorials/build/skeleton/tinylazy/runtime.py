@@ -67,6 +67,13 @@ def run(roots: list[Node], donate: bool = False) -> None:
 
     Cut and key the roots, get the program (:func:`~tinylazy.lowering.compile`), call it on the
     parameters, count one execution, and materialise each root with its output. Everything runs
-    within :func:`~tinylazy.lowering.x64`.
+    within :func:`~tinylazy.lowering.x64`. Also, in this order:
+
+    - the donation mask: ``or_else(donatable, c, otherwise=None)`` when ``donate``, else all
+      ``False``; add its number of ``True`` to ``STATE.counts["donations"]``;
+    - a value bigger than ``MEMORY`` bytes (any node of the cut) raises ``MemoryError`` before
+      XLA runs: XLA would abort the whole process;
+    - an error from compiling or running goes to ``or_else(fail_alone, roots, error,
+      otherwise=False)``; re-raise it when that returns ``False``.
     """
     raise NotImplementedError("assignment 4: see chapter 4, Lower to XLA and cache")

@@ -115,8 +115,10 @@ def compile(c: Cut, params: list[Any], donate: tuple[bool, ...]) -> Any:
     Assignment 4, "Lower to XLA and cache": LZ-CACHE-001, LZ-CACHE-002, LZ-CACHE-005.
 
     Keyed by the cut's key and the donation mask (donated parameters are part of the compiled
-    program). A miss is ``jax.jit(build(c), donate_argnums=...).lower(*params).compile()`` and
-    counts a compile; a hit counts a cache hit. Call it within :func:`x64`.
+    program). A miss is ``jax.jit(build(c), donate_argnums=...).lower(*params)``, compiled with
+    ``.compile(OPTIONS.get(jax.default_backend()))`` (without those options XLA:CPU takes
+    gigabytes on long chains), and counts a compile; a hit counts a cache hit. Call it within
+    :func:`x64`.
     """
     key = (c.key, donate)
     program = STATE.cache.get(key)
