@@ -52,7 +52,6 @@ exclude_patterns = [
     "tutorials/solutions",  # instructors only: never part of the student site
     "tutorials/build/skeleton",  # the course's Python package folders (tutorials/build):
     "tutorials/build/solution",  # code for students to copy and instructors to keep, not pages
-    "tutorials/build/README.md",  # the repository's how-to-start; the site has build/index
     "Thumbs.db",
     ".DS_Store",
 ]
