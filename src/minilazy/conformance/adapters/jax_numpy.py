@@ -35,8 +35,5 @@ class JaxNumpy(BaseAdapter):
     def counters(self) -> Counters:
         return Counters(executions=self.runs)
 
-    def shape(self, x: Any) -> tuple[int, ...]:
-        return tuple(x.shape)
-
-    def dtype(self, x: Any) -> np.dtype[Any]:
-        return np.dtype(str(x.dtype))
+    def shape(self, x: Any) -> tuple[int, ...]: return tuple(x.shape)
+    def dtype(self, x: Any) -> np.dtype[Any]: return np.dtype(str(x.dtype))
