@@ -279,30 +279,47 @@ def test_a_donating_program_that_fails_on_its_first_run_consumes_nothing() -> No
     np.testing.assert_array_equal(v.numpy(), np.arange(4.0) * 2)
 
 
-def test_an_interrupt_during_a_donating_run_is_held_until_the_tensors_are_rebound() -> None:
-    import os
-    import signal
+INTERRUPTED_RUN = """
+import os, signal
+import numpy as np
+import minilazy as ml
+from minilazy import runtime
 
-    w = ml.asarray(np.ones((8, 8), np.float32))
-    for _ in range(2):  # warm: the program has run, so it consumes its donated input
-        w = w * 0.5
-        ml.mark_step()
+w = ml.asarray(np.ones((8, 8), np.float32))
+for _ in range(2):  # warm: the program has run, so it consumes its donated input
     w = w * 0.5
-    real = runtime.execute
+    ml.mark_step()
+w = w * 0.5
+before, real = ml.metrics().donations, runtime.execute
 
-    def interrupted(*args: Any) -> Any:
-        out = real(*args)
-        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while the results are in flight
-        return out
+def interrupted(*args):
+    out = real(*args)
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C arrives while the results are in flight
+    return out
 
-    runtime.execute = interrupted
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            ml.mark_step()
-    finally:
-        runtime.execute = real
-    assert not w.is_pending  # rebound before the interrupt was let through
-    np.testing.assert_array_equal(w.numpy(), np.full((8, 8), 0.125, np.float32))
+runtime.execute = interrupted
+try:
+    ml.mark_step()
+except KeyboardInterrupt:
+    print("interrupted after the run")
+runtime.execute = real
+assert ml.metrics().donations > before, "the run did not donate"
+assert not w.is_pending  # rebound before the interrupt was let through
+np.testing.assert_array_equal(w.numpy(), np.full((8, 8), 0.125, np.float32))
+print("rebound")
+"""
+
+
+def test_an_interrupt_during_a_donating_run_is_held_until_the_tensors_are_rebound() -> None:
+    # In a fresh interpreter: Python delivers SIGINT to the main thread only, and a test
+    # runner's worker may run tests elsewhere or handle SIGINT itself.
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED_RUN], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["interrupted", "after", "the", "run", "rebound"], done.stdout
 
 
 def test_a_program_that_runs_out_of_memory_fails_alone() -> None:
