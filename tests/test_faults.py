@@ -285,7 +285,8 @@ import numpy as np
 import minilazy as ml
 from minilazy import runtime
 
-w = ml.asarray(np.ones((8, 8), np.float32))
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: a runner's worker
+w = ml.asarray(np.ones((8, 8), np.float32))              # (and so its children) may ignore it
 for _ in range(2):  # warm: the program has run, so it consumes its donated input
     w = w * 0.5
     ml.mark_step()
@@ -311,8 +312,8 @@ print("rebound")
 
 
 def test_an_interrupt_during_a_donating_run_is_held_until_the_tensors_are_rebound() -> None:
-    # In a fresh interpreter: Python delivers SIGINT to the main thread only, and a test
-    # runner's worker may run tests elsewhere or handle SIGINT itself.
+    # In a fresh interpreter with Python's own SIGINT handler: Python delivers SIGINT to the
+    # main thread only, and pytest-xdist's workers ignore SIGINT (their children inherit that).
     import subprocess
     import sys
 
