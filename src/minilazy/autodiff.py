@@ -211,14 +211,12 @@ def _transpose(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotange
 def _concat(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     match n.attrs:
         case Axis(axis):
-            pass
-        case _:
-            raise mismatch(n.op, n.attrs)
-    out, start = [], 0
-    for x in xs:
-        out.append(g[(slice(None),) * axis + (slice(start, start + x.shape[axis]),)])
-        start += x.shape[axis]
-    return tuple(out)
+            out, start = [], 0
+            for x in xs:
+                out.append(g[(slice(None),) * axis + (slice(start, start + x.shape[axis]),)])
+                start += x.shape[axis]
+            return tuple(out)
+    raise mismatch(n.op, n.attrs)
 
 
 def _getitem(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
