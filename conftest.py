@@ -1,6 +1,20 @@
-"""Collection: the shipped modules whose doctests cannot run in every test process."""
+"""Collection: 8 CPU devices for the sharding tests, and the shipped modules whose doctests
+cannot run in every test process."""
 
 import importlib
+import os
+
+# XLA reads this when JAX starts its CPU client: the test session has 8 CPU devices, so that
+# sharded programs run partitioned over a mesh (tests/test_sharding.py), as on 8 accelerators.
+_FLAG = "--xla_force_host_platform_device_count=8"
+if _FLAG.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
+    os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FLAG}".strip()
+
+# The persistent compile cache is off for the session and the processes it starts: a test that
+# injects a fault into XLA's compile, or times one, must not find a program an earlier run left
+# on disk, and tests never fill the user's cache. tests/test_diskcache.py turns it on, in
+# temporary directories.
+os.environ["MINILAZY_CACHE_DIR"] = ""
 
 ADAPTERS = "src/minilazy/conformance/adapters"
 

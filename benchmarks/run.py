@@ -28,7 +28,8 @@ Workloads (see ``workloads.py``; the same source runs on every system):
   ``F.cross_entropy`` + ``torch.optim.SGD``; JAX: ``jax.value_and_grad``; NumPy: by hand);
 - ``chain/1e6``, ``chain/1e7``: a 20-op elementwise chain on float32 (record + barrier + wait);
 - ``cold``: in each fresh worker, the first MLP step (compiles), the compiles of the next
-  steps, and the peak RSS (``ru_maxrss``) over 1000 steps.
+  steps, and the peak RSS (``ru_maxrss``) over 1000 steps; minilazy's persistent compile cache
+  is off (``persistent_cache.py`` measures a fresh process that finds its programs on disk).
 
 Two thread settings: ``one`` (``taskset -c 0``, XLA_FLAGS with one intra-op thread and no Eigen
 pool, ``torch.set_num_threads(1)``, OMP/MKL/OpenBLAS at 1) and ``default`` (nothing set).
@@ -128,8 +129,9 @@ def system_specs(ids: Sequence[str], peers: Path) -> list[SystemSpec]:
             python, env = ltc, {}
         elif sid == "torch-xla":
             python, env = xla, {"PJRT_DEVICE": "CPU"}
-        else:
-            python, env = sys.executable, {}
+        else:  # the cold row times compiling: no program from an earlier run's persistent
+            # cache (benchmarks/persistent_cache.py measures that)
+            python, env = sys.executable, {"MINILAZY_CACHE_DIR": ""}
         note = "" if os.path.exists(python) else f"not installed ({python} missing)"
         specs.append(SystemSpec(sid, None if note else python, env, note))
     return specs

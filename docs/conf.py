@@ -28,6 +28,9 @@ if importlib.util.find_spec("minilazy") is None:
         p for p in (SRC, os.environ.get("PYTHONPATH")) if p)
 # Quiet the debugger's "frozen modules" notice that every notebook kernel would print.
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+# The tutorials compile and time their own programs: none comes from an earlier build's
+# persistent compile cache (the kernels inherit this; tutorial 3 turns it on in a temp dir).
+os.environ.setdefault("MINILAZY_CACHE_DIR", "")
 
 import minilazy  # noqa: E402  (after the path set-up above)
 

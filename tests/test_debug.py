@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import runtime
+from minilazy import cache
 from minilazy.attrs import (
     At,
     Axes,
@@ -24,6 +24,7 @@ from minilazy.attrs import (
     NoAttrs,
     Permute,
     Reduce,
+    Sharding,
     ToShape,
 )
 from minilazy.debug import DEBUGGER
@@ -86,7 +87,9 @@ def test_every_op_has_a_python_printer():
 SHOWN = [(NoAttrs(), ""), (Constant(1), ""), (Index((At(0),)), ""), (Iota((3,), 0, 4), "axis=0"),
          (Cast(4), "to=int64"), (Reduce((0, 2), True), "axes=[0, 2] keepdims"),
          (Contract((1,), (0,)), "axes=[1],[0]"), (ToShape((2, 3)), "shape=(2, 3)"),
-         (Permute((1, 0)), "perm=(1, 0)"), (Axes((0,)), "axes=(0,)"), (Axis(1), "axis=1")]
+         (Permute((1, 0)), "perm=(1, 0)"), (Axes((0,)), "axes=(0,)"), (Axis(1), "axis=1"),
+         (Sharding(ml.Mesh([ml.Device("cpu", 0)], ("data",)), ((0,), ())),
+          "spec=('data', None) mesh=[data=1]")]
 
 
 def test_every_attribute_family_has_a_text():
@@ -134,7 +137,7 @@ def _causes():
 ])
 def test_recompiling_loops_are_diagnosed_with_the_right_cause(name, step, kind):
     x = ml.asarray(np.arange(4.0))
-    runtime.CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
+    cache.CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
     DEBUGGER.seen.clear()
     for i in range(2):
         ml.sync(step(i, x))

@@ -25,7 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import barrier, lowering, runtime, tracer
+from minilazy import barrier, cache, lowering, runtime, tracer
 from minilazy.ir import Op
 
 
@@ -37,8 +37,8 @@ class Injected(RuntimeError):
 # pipeline order; "donated" fails a donating program after it ran (its inputs consumed).
 STAGES: dict[str, tuple[Any, str]] = {
     "cut": (barrier, "cut"),
-    "lookup": (runtime.CACHE, "lookup"),
-    "lower": (runtime, "lower"),
+    "lookup": (cache.CACHE, "lookup"),
+    "lower": (lowering, "lower"),
     "compile": (runtime, "compile_lowered"),
     "execute": (runtime, "execute"),
     "donated": (runtime, "execute"),
@@ -160,7 +160,7 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
     """One failure injected into one stage of minilazy's barrier pipeline (cut, cache lookup,
     lower, compile, execute, a donating execute, transfer, rebind) loses no other tensor's
     value: a split group reruns its parts, and only a lone barrier's tensor holds the error."""
-    runtime.CACHE.clear()  # so that the lower and compile stages are reached
+    cache.CACHE.clear()  # so that the lower and compile stages are reached
     tensors, values = build(zlib.crc32(f"{stage} {kind}".encode()), 6)
     warm = stage == "donated"
     if warm:  # a donating program fails only once it has run (its first run gets copies)
@@ -238,7 +238,7 @@ def test_random_programs_survive_a_fault_at_a_random_point(seed: int, n_ops: int
     """Random programs, a fault at a random stage and call of minilazy's pipeline: every
     tensor keeps its NumPy value, except a lone barrier's, which holds the error."""
     ml.mark_step()
-    runtime.CACHE.clear()
+    cache.CACHE.clear()
     tensors, values = build(seed, n_ops)
     # A barrier of one tensor cannot split its group: that tensor holds the error.
     pending = [i for i, t in enumerate(tensors) if t.is_pending]

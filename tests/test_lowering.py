@@ -10,8 +10,8 @@ import jax
 import numpy as np
 
 import minilazy as ml
-from minilazy import runtime
-from minilazy.runtime import CompileCache
+from minilazy import cache
+from minilazy.cache import CompileCache
 
 
 def test_64_bit_stays_64_bit_without_touching_jax_config():
@@ -52,21 +52,21 @@ def test_mixed_int64_uint64_comparisons_are_exact():
 
 
 def test_compile_cache_is_a_bounded_lru():
-    cache = CompileCache(capacity=2)
+    lru = CompileCache(capacity=2)
     cuts = []
     for n in (1, 2, 3):
         t = ml.ones((n,)) * 2.0
         cuts.append(ml.graph(t).cut)
-        cache.compile(cuts[-1], ())
-    assert len(cache) == 2
-    assert cache.lookup(cuts[0], ()) is None  # the oldest went
-    assert cache.lookup(cuts[2], ()) is not None
+        lru.compile(cuts[-1], ())
+    assert len(lru) == 2
+    assert lru.lookup(cuts[0], ()) is None  # the oldest went
+    assert lru.lookup(cuts[2], ()) is not None
 
 
 def test_clearing_the_cache_recompiles():
-    runtime.CACHE.clear()  # other tests may have compiled this graph already
+    cache.CACHE.clear()  # other tests may have compiled this graph already
     ml.sync(ml.ones((3,)) * 2.0)
-    runtime.CACHE.clear()
+    cache.CACHE.clear()
     ml.sync(ml.ones((3,)) * 2.0)
     assert ml.metrics().compiles == 2 and ml.metrics().cache_hits == 0
 
@@ -89,13 +89,12 @@ def test_a_key_collision_never_serves_another_structures_program():
     # Two different structures forced onto one key: the second must compile, not hit.
     from dataclasses import replace
 
-    from minilazy import runtime
     from minilazy.cut import cut
 
-    cache = runtime.CompileCache()
+    lru = CompileCache()
     x = ml.asarray(np.arange(3.0))
     a, b = cut([(x + 1.0)._node], x.device), cut([ml.exp(x)._node], x.device)
     b = replace(b, key=a.key)
-    cache.compile(a, ())
-    assert cache.lookup(a, ()) is not None
-    assert cache.lookup(b, ()) is None
+    lru.compile(a, ())
+    assert lru.lookup(a, ()) is not None
+    assert lru.lookup(b, ()) is None

@@ -18,11 +18,13 @@ from minilazy.ir import BINARY, FAMILY, UNARY, Node, Op
 PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
-    {"dtypes"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"indexing", "infer"},
-    {"scalars", "host"}, {"tracer", "creation", "elementwise", "reductions", "shaping"},
-    {"cut"}, {"donation"}, {"lowering"}, {"runtime"}, {"barrier"}, {"autodiff"},
-    {"pycode"}, {"printers"}, {"debug"},
-    {"reference"}, {"datasets"}, {"__init__", "demo", "__main__"},
+    {"dtypes", "device", "cluster"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"fallback"},
+    {"indexing", "infer"},
+    {"scalars", "host"}, {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding",
+     "searching"},
+    {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
+    {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
+    {"reference"}, {"datasets"}, {"__init__", "demo", "__main__", "launch"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 JAX_ALLOWED = {"lowering", "runtime"}
@@ -119,11 +121,13 @@ def test_public_symbols_have_docstrings_with_examples():
 
 
 # The core path (record -> cut -> hash -> lower -> run), in reading order (docs/internals.md).
-CORE_PATH = ["dtypes", "attrs", "ir", "state", "infer", "scalars", "host", "tracer", "cut",
-             "donation", "lowering", "runtime", "barrier"]
+CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "infer", "scalars", "host", "tracer",
+             "cut", "donation", "lowering", "runtime", "cache", "barrier"]
 # Lines; raise it only with a reason (a student reads this in one sitting). 3,000 held the path
 # until typed attributes (attrs.py: 219 lines, most of them the docstrings of 17 small types).
-CORE_BUDGET = 3350
+# 3,350 held it until scale-out (issue 14) added meshes (device.py), shardings through the
+# lowering and runtime, joining processes, and the persistent cache under the LRU (cache.py).
+CORE_BUDGET = 3750
 
 
 def test_the_core_path_fits_its_line_budget(capsys):

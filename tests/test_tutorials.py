@@ -62,6 +62,9 @@ CHECKPOINTS = {
     "08": "checkpoint 8: .item() without mark_step: 10 compiles in 10 steps; with mark_step: "
           "0 compiles, 10 cache hits",
     "09": "checkpoint 9: the toy passes every rule checked; eager NumPy fails 3 laziness rules",
+    "10": "checkpoint 10: 8 devices; data- and tensor-parallel steps match one device, 1 compile "
+          "each; the gradient's HLO has an all-reduce; a layout change compiles (sharding); 2 "
+          "host fallbacks counted",
 }
 
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)

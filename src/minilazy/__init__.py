@@ -24,6 +24,7 @@ from minilazy import runtime as _runtime
 from minilazy import state as _state
 from minilazy.autodiff import grad, value_and_grad
 from minilazy.barrier import eager, mark_step, policy, sync, wait
+from minilazy.cache import clear_cache
 from minilazy.creation import (
     arange,
     asarray,
@@ -45,6 +46,8 @@ from minilazy.debug import (
     current_debug_level,
     debug,
 )
+from minilazy.device import Mesh
+from minilazy.diskcache import CacheWarning, cache_dir, set_cache_dir
 from minilazy.dtypes import (
     bool_ as bool,
 )
@@ -144,7 +147,18 @@ from minilazy.reductions import (
     tensordot,
     var,
 )
-from minilazy.runtime import clear_cache, default_device, devices
+from minilazy.runtime import default_device, devices
+from minilazy.searching import (
+    UniqueAllResult,
+    UniqueCountsResult,
+    UniqueInverseResult,
+    nonzero,
+    searchsorted,
+    unique_all,
+    unique_counts,
+    unique_inverse,
+    unique_values,
+)
 from minilazy.shaping import (
     broadcast_to,
     concat,
@@ -157,6 +171,7 @@ from minilazy.shaping import (
     stack,
     take,
 )
+from minilazy.sharding import mark_sharding
 from minilazy.state import BarrierPolicy, current_policy, set_policy
 from minilazy.tracer import Tensor
 
@@ -177,6 +192,7 @@ _install()
 __all__ = [
     "CompileRecord",
     "RecompileWarning",
+    "CacheWarning",
     "compile_history",
     "current_debug_level",
     "debug",
@@ -210,6 +226,7 @@ __all__ = [
     "bool",
     "broadcast_to",
     "ceil",
+    "cache_dir",
     "clear_cache",
     "clip",
     "concat",
@@ -218,6 +235,7 @@ __all__ = [
     "current_policy",
     "default_device",
     "Device",
+    "Mesh",
     "DeviceError",
     "devices",
     "divide",
@@ -259,6 +277,7 @@ __all__ = [
     "logical_not",
     "logical_or",
     "logical_xor",
+    "mark_sharding",
     "mark_step",
     "matmul",
     "matrix_transpose",
@@ -272,6 +291,7 @@ __all__ = [
     "minimum",
     "multiply",
     "negative",
+    "nonzero",
     "not_equal",
     "ones",
     "ones_like",
@@ -286,6 +306,8 @@ __all__ = [
     "reshape",
     "result_type",
     "round",
+    "searchsorted",
+    "set_cache_dir",
     "set_policy",
     "ShapeError",
     "sign",
@@ -309,6 +331,13 @@ __all__ = [
     "uint32",
     "uint64",
     "uint8",
+    "unique_all",
+    "unique_counts",
+    "unique_inverse",
+    "unique_values",
+    "UniqueAllResult",
+    "UniqueCountsResult",
+    "UniqueInverseResult",
     "UnsupportedError",
     "var",
     "wait",

@@ -3,14 +3,18 @@
 Part of the IR layer. Attributes are static: they are part of a node's digest and so of the
 cache key. Each family is a ``NamedTuple``: fields have names and types, while hashing and
 equality stay a tuple's (in C, as cheap as before). Every field is an int >= 0, a bool or a tuple
-of them, so Python's ``hash`` of an attribute is the same in every process. Which family an op
+of them (or a :class:`~minilazy.device.Mesh`, which hashes a stable CRC), so Python's ``hash`` of
+an attribute is the same in every process. Which family an op
 takes is :data:`minilazy.ir.FAMILY`, checked when a node is made; tables read the fields by name,
 with ``match`` where they branch on the family. Never imports jax.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, NamedTuple, TypeAlias
+
+from minilazy.device import Mesh
 
 
 class NoAttrs(NamedTuple):
@@ -194,6 +198,30 @@ class Gap(NamedTuple):
 Entry: TypeAlias = At | Span | NewAxis | Take | Gap
 
 
+class Sharding(NamedTuple):
+    """How a tensor is split over a mesh: ``DATA`` placed so, or a ``SHARD`` annotation.
+
+    ``dims`` has one entry per tensor dimension: the positions of the mesh axes that dimension
+    is split over, in order (empty: replicated along it). Positions, not names: a name is a
+    ``str``, and ``str`` hashing differs from process to process.
+
+    Example:
+        >>> import minilazy as ml
+        >>> s = Sharding(ml.Mesh([ml.Device("cpu", 0)], ("data",)), ((0,), ()))
+        >>> s.spec
+        ('data', None)
+    """
+
+    mesh: Mesh
+    dims: tuple[tuple[int, ...], ...]
+
+    @property
+    def spec(self) -> tuple[str | tuple[str, ...] | None, ...]:
+        """The partition spec: per dimension a mesh axis name, a tuple of them, or ``None``."""
+        names = self.mesh.axis_names
+        return tuple(None if not d else names[d[0]] if len(d) == 1 else
+                     tuple(names[i] for i in d) for d in self.dims)
+
 class Index(NamedTuple):
     """``GETITEM``, ``SETITEM``, ``SCATTER_ADD``: one entry per indexed axis, normalised.
 
@@ -205,8 +233,11 @@ class Index(NamedTuple):
     entries: tuple[Entry, ...]
 
 
+# A user's partition spec: per dimension a mesh axis name, a tuple of them, or None.
+Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
+
 Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Index)
+                    | Axis | Sharding | Index)
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

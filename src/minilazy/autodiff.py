@@ -240,6 +240,7 @@ SHAPE_VJP: Final[dict[Op, Rule]] = {
     Op.FLIP: lambda g, y, xs, n: (_op(Op.FLIP, g, attrs=n.attrs),),
     Op.TRANSPOSE: _transpose, Op.CONCAT: _concat, Op.GETITEM: _getitem,
     Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.SHARD: lambda g, y, xs, n: (_op(Op.SHARD, g, attrs=n.attrs),),  # as JAX: g split alike
 }
 
 # Ops whose results have no floating derivative: comparisons, logic, bits, indices of extremes.

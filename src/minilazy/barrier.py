@@ -25,7 +25,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from minilazy import donation, runtime
+from minilazy import cache, donation, runtime
+from minilazy.attrs import NONE, Sharding
 from minilazy.cut import Cut, bands, cut, roots_of
 from minilazy.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.metrics import COUNTERS
@@ -91,7 +92,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
         _check_inputs(c)
     donated = donation.mask(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
-    entry = runtime.CACHE.lookup(c, donated)
+    entry = cache.CACHE.lookup(c, donated)
     hit = entry is not None
     if entry is None:
         limit = current_policy().max_depth
@@ -99,14 +100,18 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
         if found is not None:  # too deep for one program (a cached key never is)
             _stages(roots, c.order, found, device, cause, bind)
             return
-        entry = runtime.CACHE.compile(c, donated)
+        entry = cache.CACHE.compile(c, donated)
     else:
         COUNTERS.cache_hits += 1
     args = [*(p.payload for p in c.params), *_packed(c)]
     with donation.interrupts_deferred(any(donated) and entry.ran):
         try:
             outs = runtime.execute(entry, args)
-            bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
+            if entry.placements is None:
+                bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
+            else:  # results on a mesh: their leaves say how they are split
+                bind([data_leaf(b, r.shape, r.dtype, s or NONE)
+                      for r, b, s in zip(roots, outs, entry.placements)])
         except Exception as e:  # the tensors are as they were, unless donated inputs are gone
             _mark_lost(c, donated, e)
             raise
@@ -320,6 +325,9 @@ class Backend:
 
     def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
         return runtime.to_device(array, device)
+
+    def place(self, value: object, sharding: Sharding) -> object:
+        return runtime.place(value, sharding)
 
     def _value(self, tensor: Tensor, cause: str) -> Any:
         """Materialise ``tensor`` (an observation barrier); its device buffer."""

@@ -15,12 +15,14 @@ from typing import Any
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Cast, Iota, ToShape
+from minilazy.attrs import NONE, Cast, Iota, Spec, ToShape
+from minilazy.device import Mesh
 from minilazy.dtypes import DType, DTypeLike, Scalar
 from minilazy.host import host_data
 from minilazy.infer import integers, sized
-from minilazy.ir import Device, Node, Op
+from minilazy.ir import Device, DeviceError, Node, Op
 from minilazy.scalars import scalar
+from minilazy.sharding import mark_sharding, placed_data, placement
 from minilazy.state import backend
 from minilazy.tracer import Tensor, record
 
@@ -52,8 +54,14 @@ def _param(value: Scalar, dtype: DType) -> Node:
 
 
 def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = None,
-            copy: bool | None = None) -> Tensor:
+            copy: bool | None = None, *,
+            sharding: tuple[Mesh, Spec] | None = None
+            ) -> Tensor:
     """A tensor from a tensor, NumPy array, nested list or Python scalar (host -> device).
+
+    ``sharding=(mesh, spec)`` splits it over a mesh (see :func:`minilazy.mark_sharding`): each
+    device receives its part; the tensor's device is then the default device if it is on the
+    mesh (in every process of a multi-process run, a device of its own), else the mesh's first.
 
     Example:
         >>> import minilazy as ml
@@ -61,15 +69,28 @@ def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = No
         dtype('int64')
         >>> ml.asarray(np.ones(2, np.float32), dtype=ml.float16).tolist()
         [1.0, 1.0]
+        >>> mesh = ml.Mesh(ml.devices(), ("data",))
+        >>> ml.asarray(np.ones((8, 2)), sharding=(mesh, (None, None))).sharding.spec
+        (None, None)
     """
     d = None if dtype is None else dtypes.canonical(dtype)
     if isinstance(obj, Tensor):
         t = obj if device is None else obj.to(device)
         if d is not None and d != t.dtype:
-            return record(Op.CONVERT, (t._node,), Cast(dtypes.CODE[d]), t.device)
-        return Tensor(t._node, t.device) if copy else t
-    dev = _device(device)
-    return Tensor(host_data(obj, d, dev), dev)
+            t = record(Op.CONVERT, (t._node,), Cast(dtypes.CODE[d]), t.device)
+        elif copy or sharding is not None:  # a new handle: marking it leaves ``obj`` as it was
+            t = Tensor(t._node, t.device)
+        return t if sharding is None else mark_sharding(t, *placement(t, sharding, "asarray"))
+    if sharding is None:
+        dev = _device(device)
+        return Tensor(host_data(obj, d, dev), dev)
+    mesh, spec = placement(None, sharding, "asarray")
+    here = _device(device)  # a tensor's device on a mesh: ours if on it (each process has one)
+    dev = here if here in mesh.devices or device is not None else mesh.devices[0]
+    if dev not in mesh.devices:
+        raise DeviceError(f"asarray: device {dev} is not one of the mesh's devices "
+                          f"[{', '.join(map(str, mesh.devices))}]")
+    return Tensor(placed_data(obj, d, mesh, spec), dev)
 
 
 def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final
 
-from minilazy.attrs import NoAttrs
+from minilazy.attrs import NoAttrs, Sharding
+from minilazy.device import Mesh
 from minilazy.dtypes import CODE, DType
 from minilazy.ir import Device, Node, Op
 
@@ -67,6 +68,18 @@ class Cut:
     key: int
     edges: int
     structure: tuple[object, ...] = ()
+
+    @property
+    def mesh(self) -> Mesh | None:
+        """The mesh the program runs on: the one its shardings name (``None``: one device).
+
+        Raises ``ValueError`` when they name several: a program runs on one set of devices.
+        """
+        found = {n.attrs.mesh for n in self.order if type(n.attrs) is Sharding}
+        if len(found) > 1:
+            raise ValueError(f"one program cannot run on several meshes: "
+                             f"{sorted(map(repr, found))}; mark the tensors it reads on one mesh")
+        return found.pop() if found else None
 
     @property
     def operands(self) -> tuple[tuple[int, ...], ...]:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from minilazy import barrier
-from minilazy.attrs import Attrs
+from minilazy.attrs import NONE, Attrs, Sharding
 from minilazy.cut import Cut
 from minilazy.dtypes import short_name
 from minilazy.infer import describe
@@ -30,9 +30,10 @@ from minilazy.metrics import COUNTERS
 from minilazy.printers import Graph
 from minilazy.state import ENGINE, user_site
 
-# (op, attrs, shape, dtype, operand positions) per node: a compiled graph remembered without
-# holding its nodes (or their buffers) alive.
-Summary = tuple[tuple[str, Attrs, tuple[int, ...], str, tuple[int, ...]], ...]
+# (op, attrs, shape, dtype, operand positions, placement) per node: a compiled graph remembered
+# without holding its nodes (or their buffers) alive. A sharding is kept apart from the other
+# attributes so that the nearest graph is found by structure, then compared by placement.
+Summary = tuple[tuple[str, Attrs, tuple[int, ...], str, tuple[int, ...], Attrs | None], ...]
 
 
 class RecompileWarning(UserWarning):
@@ -50,8 +51,8 @@ class CompileRecord:
 
     Attributes:
         key: the key of the graph compiled.
-        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``op``, ``inputs``, ``size``,
-            ``donation`` or ``evicted``.
+        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``sharding``, ``op``, ``inputs``,
+            ``size``, ``donation`` or ``evicted``.
         detail: a sentence naming the first node that differs from the nearest cached graph.
         site: the user's ``file:line`` that recorded that node (when debug info is on).
         barrier: what caused the barrier, and where: ``item at train.py:12``.
@@ -75,15 +76,23 @@ class CompileRecord:
 
 
 def _summary(c: Cut) -> Summary:
-    return tuple((n.op.value, n.attrs, n.shape, short_name(n.dtype), ins)
+    return tuple((n.op.value, NONE if type(n.attrs) is Sharding else n.attrs, n.shape,
+                  short_name(n.dtype), ins, n.attrs if type(n.attrs) is Sharding else None)
                  for n, ins in zip(c.order, c.operands))
 
 
-def _first_difference(a: Summary, b: Summary) -> int:
+def _first_difference(a: Summary, b: Summary, field: slice = slice(0, 5)) -> int:
     for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
+        if x[field] != y[field]:
             return i
     return min(len(a), len(b))
+
+
+def _placement(attrs: Attrs | None) -> str:
+    if type(attrs) is not Sharding:
+        return "on one device"
+    grid = ", ".join(f"{n}={k}" for n, k in zip(attrs.mesh.axis_names, attrs.mesh.shape))
+    return f"split {attrs.spec} over mesh [{grid}]"
 
 
 def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[bool, ...]]]
@@ -108,6 +117,11 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
     other, other_donated = seen[best]
     i = _first_difference(mine, other)
     if i == len(mine) == len(other):
+        j = _first_difference(mine, other, slice(5, 6))
+        if j < len(mine):
+            node = c.order[j]
+            return "sharding", f"%{j} {node.op.value} is {_placement(node.attrs)}, was " \
+                               f"{_placement(other[j][5])}", node
         if donated != other_donated:
             return "donation", "same graph, other buffers donated", None
         return "evicted", "same graph as one compiled before: the cache no longer held it", None
@@ -117,7 +131,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
     if i == len(mine):
         return "size", f"the graph shrank: it ends at %{i - 1}, the cached one goes on", None
     node = c.order[i]
-    op, attrs, shape, dtype, ins = other[i]
+    op, attrs, shape, dtype, ins, _ = other[i]
     was = f"{dtype}[{','.join(map(str, shape))}]"
     if op != node.op.value:
         return "op", f"%{i} is {node.op.value} where the cached graph has {op}", node
@@ -125,7 +139,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
         return "shape", f"%{i} {op} is {describe(node)}, was {was}", node
     if dtype != short_name(node.dtype):
         return "dtype", f"%{i} {op} is {describe(node)}, was {was}", node
-    if attrs != node.attrs:
+    if attrs != mine[i][1]:
         return "attribute", f"%{i} {op} has attributes {node.attrs}, was {attrs}", node
     return "inputs", f"%{i} {op} reads {list(c.operands[i])}, was {list(ins)}", node
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -122,20 +123,42 @@ def _lr(step: int, steps: int, peak: float = 0.05) -> float:
     return peak * 0.5 * (1 + math.cos(math.pi * step / steps))  # a new value every step
 
 
-def main(steps: int = 300, batch: int = 128, eager_steps: int = 3) -> None:
-    """Train, and print timings, compile counts and the final loss and accuracy."""
+def placer(devices: int) -> Callable[[np.ndarray[Any, Any], bool], ml.Tensor]:
+    """``place(array, split)``: on one device, or data-parallel over ``devices`` CPU devices.
+
+    Data parallel: a batch (``split``) is split along its first axis, one part per device;
+    parameters are replicated. XLA's GSPMD partitions the step and sums the gradients.
+
+    Example:
+        >>> placer(1)(np.ones(4), True).sharding is None
+        True
+    """
+    if devices == 1:
+        return lambda a, split: ml.asarray(a)
+    mesh = ml.Mesh(ml.devices("cpu")[:devices], ("data",))
+    return lambda a, split: ml.asarray(
+        a, sharding=(mesh, (("data",) if split else (None,)) + (None,) * (a.ndim - 1)))
+
+
+def main(steps: int = 300, batch: int = 128, eager_steps: int = 3, devices: int = 1) -> None:
+    """Train, and print timings, compile counts and the final loss and accuracy.
+
+    ``devices`` > 1 trains data-parallel over that many CPU devices (see :func:`placer`).
+    """
     x_train, y_train = digits(steps * batch // 4, seed=1)
     x_test, y_test = digits(2000, seed=2)
-    print(f"minilazy {ml.__version__} on {ml.default_device()}: a {'-'.join(map(str, SIZES))} "
+    place = placer(devices)
+    where = f"{devices} CPU devices, data-parallel" if devices > 1 else ml.default_device()
+    print(f"minilazy {ml.__version__} on {where}: a {'-'.join(map(str, SIZES))} "
           f"MLP, batch {batch}, SGD with momentum, {steps} steps on seven-segment digits\n")
 
     def batches(i: int) -> tuple[ml.Tensor, ml.Tensor]:
         lo = (i * batch) % (len(x_train) - batch)
-        return ml.asarray(x_train[lo:lo + batch]), ml.asarray(y_train[lo:lo + batch])
+        return place(x_train[lo:lo + batch], True), place(y_train[lo:lo + batch], True)
 
     def fresh() -> tuple[Params, Params]:
-        p = {k: ml.asarray(v) for k, v in init_params().items()}
-        velocity = {k: ml.zeros_like(t) for k, t in p.items()}
+        p = {k: place(v, False) for k, v in init_params().items()}
+        velocity = {k: place(np.zeros_like(v), False) for k, v in init_params().items()}
         ml.mark_step()  # so that the first step's graph already looks like every later one
         return p, velocity
 

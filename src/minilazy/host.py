@@ -26,15 +26,26 @@ def host_data(x: Any, dtype: DType | None, device: Device) -> Node:
         >>> host_data([1, 2], None, ml.default_device())
         <Node data i64[2]>
     """
+    array = host_array(x, dtype)
+    buffer = backend().to_device(array, device)
+    site = user_site() if ENGINE.sites else None
+    return Node(Op.DATA, (), NONE, array.shape, array.dtype, buffer, site)
+
+
+def host_array(x: Any, dtype: DType | None) -> np.ndarray[Any, Any]:
+    """``np.asarray(x, dtype)``, with NumPy's errors, of a dtype minilazy has.
+
+    Example:
+        >>> host_array([1, 2], None).dtype
+        dtype('int64')
+    """
     try:
         array = np.asarray(x, dtype=dtype)
     except OverflowError:
         raise OverflowError(f"a Python int in {_short(x)} does not fit in {dtype}") from None
     if array.dtype not in dtypes.CODE:
         _unsupported(x, array)
-    buffer = backend().to_device(array, device)
-    site = user_site() if ENGINE.sites else None
-    return Node(Op.DATA, (), NONE, array.shape, array.dtype, buffer, site)
+    return array
 
 
 def _short(x: Any) -> str:

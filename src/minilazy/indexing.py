@@ -1,32 +1,52 @@
-"""Index specs: NumPy basic and integer-array indexing as static, hashable attributes.
+"""Index specs: NumPy basic, integer-array and boolean-mask indexing as static, hashable attributes.
 
 Part of the op-rules layer. ``x[key]`` is recorded as one ``GETITEM`` node whose attrs are a
 normalised :class:`~minilazy.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
 start/size/step), and whose extra operands are the integer index arrays. Static ints are
 bounds-checked here, at the call; values of index *arrays* are data, so out-of-range entries are
-clamped (implementation-defined, like XLA's gather). Never imports jax.
+clamped (implementation-defined, like XLA's gather). A boolean mask stands for the index arrays
+of its True entries, as in NumPy: a mask on the device is read by a counted host fallback, and
+the gather with its positions stays recorded (and differentiable). Never imports jax.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from types import EllipsisType
-from typing import Any, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Any, TypeAlias, assert_never
 
 import numpy as np
 
-from minilazy.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
+from minilazy import dtypes
+from minilazy.attrs import NONE, At, Attrs, Cast, Entry, Gap, Index, NewAxis, Span, Take, ToShape
 from minilazy.dtypes import INTEGER
-from minilazy.ir import Node, Shape, ShapeError, UnsupportedError
+from minilazy.fallback import host_values
+from minilazy.ir import (
+    Device,
+    DeviceError,
+    Node,
+    Op,
+    Shape,
+    ShapeError,
+    UnsupportedError,
+    data_leaf,
+)
+from minilazy.state import backend
 
-Item: TypeAlias = int | slice | None | EllipsisType | Node | np.ndarray[Any, Any]
+if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
+    from minilazy.tracer import Tensor
+
+# A key item as the tracer hands it over: a tensor only when it is a boolean mask.
+Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Tensor"
+# The tracer's ``record``, passed down to :func:`masked_fill` (this module sits below it).
+Record: TypeAlias = "Callable[[Op, tuple[Node, ...], Attrs, Device], Tensor]"
 
 
 def _host_index(k: np.ndarray[Any, Any], axis: int, n: int) -> None:
     """Check an index array known on the host (a list, a NumPy array) as NumPy does."""
     if k.dtype.kind not in "iu":
-        raise IndexError(f"arrays used as indices must be of integer type, got {k.dtype}"
-                         " (boolean masks have a data-dependent shape: use where())")
+        raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got "
+                         f"{k.dtype}")
     if k.size:
         low, high = int(k.min()), int(k.max())
         if low < -n or high >= n:  # its values are known now: raise at the call, like NumPy
@@ -34,13 +54,36 @@ def _host_index(k: np.ndarray[Any, Any], axis: int, n: int) -> None:
             raise IndexError(f"index {bad} is out of bounds for axis {axis} with size {n}")
 
 
+def _is_mask(k: Any) -> bool:
+    return getattr(k, "dtype", None) == np.bool_ and not isinstance(k, Node)
+
+
+def check_mask(shape: Shape, axis: int, mask: Shape) -> None:
+    """Check a boolean mask of shape ``mask`` indexing axes ``axis, axis + 1, ...`` as NumPy does.
+
+    Example:
+        >>> check_mask((3, 4), 0, (2,))
+        Traceback (most recent call last):
+        ...
+        IndexError: boolean index did not match indexed array along axis 0; size of axis is 3 ...
+    """
+    if not mask:  # x[True] adds an axis in NumPy: a different thing, and rarely meant
+        raise UnsupportedError("boolean scalar indices are not supported")
+    for i, (n, m) in enumerate(zip(shape[axis:], mask)):
+        if n != m:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis + i}; "
+                             f"size of axis is {n} but size of corresponding boolean axis is {m}")
+
+
 def index_spec(shape: Shape, key: Sequence[Item],
-               to_node: Callable[[np.ndarray[Any, Any]], Node] | None = None
-               ) -> tuple[Index, tuple[Node, ...]]:
+               to_node: Callable[[np.ndarray[Any, Any]], Node] | None = None,
+               op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
     """Normalise ``key`` for an array of ``shape``: the spec attrs and the index-array operands.
 
     Index arrays on the host (NumPy arrays) are bounds-checked here, then made device data by
-    ``to_node``; index arrays on the device (nodes) are data, clamped when out of range.
+    ``to_node``; index arrays on the device (nodes) are data, clamped when out of range. A
+    boolean mask is the index arrays of its True entries (NumPy's rule): a NumPy mask is read
+    here, a mask tensor by one counted host fallback named ``op``, once the whole key is checked.
 
     Example:
         >>> index_spec((4, 5), (-1, slice(None, None, -2)))[0].entries
@@ -48,12 +91,16 @@ def index_spec(shape: Shape, key: Sequence[Item],
     """
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(1 for k in key if k is not None and k is not Ellipsis)
+    consumed = sum(getattr(k, "ndim", 1) if _is_mask(k) else 1 for k in key
+                   if k is not None and k is not Ellipsis)
     if consumed > len(shape):
         raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
                          f"{consumed} were indexed")
     spec: list[Entry] = []
-    arrays: list[Node] = []
+    # Index arrays in operand order: nodes, host arrays (made nodes last: an error in a later
+    # item then sends nothing), or (mask, axis) of a mask tensor, read once the key is checked.
+    arrays: list[Node | np.ndarray[Any, Any] | tuple[int, int]] = []
+    masks: list[Tensor] = []
     axis = 0
     for k in key:
         if k is Ellipsis:
@@ -64,16 +111,23 @@ def index_spec(shape: Shape, key: Sequence[Item],
                 axis += 1
         elif k is None:
             spec.append(NewAxis())
+        elif isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            check_mask(shape, axis, k.shape)
+            for found in np.nonzero(k):
+                spec.append(Take(len(arrays)))
+                arrays.append(found)
+            axis += k.ndim
         elif isinstance(k, np.ndarray):
+            if k.size == 0 and k.dtype.kind == "f":
+                k = k.astype(np.intp)  # `[]`: NumPy reads an empty index list so
             _host_index(k, axis, shape[axis])
-            assert to_node is not None, "host index arrays need a to_node"
             spec.append(Take(len(arrays)))
-            arrays.append(to_node(k))
+            arrays.append(k)
             axis += 1
         elif isinstance(k, Node):
             if k.dtype not in INTEGER:
-                raise IndexError(f"arrays used as indices must be of integer type, got {k.dtype}"
-                                 " (boolean masks have a data-dependent shape: use where())")
+                raise IndexError(f"arrays used as indices must be of integer (or boolean) type, "
+                                 f"got {k.dtype}")
             spec.append(Take(len(arrays)))
             arrays.append(k)
             axis += 1
@@ -84,14 +138,81 @@ def index_spec(shape: Shape, key: Sequence[Item],
             axis += 1
         elif isinstance(k, bool):
             raise UnsupportedError("boolean scalar indices are not supported")
-        else:
+        elif isinstance(k, int):
             n = shape[axis]
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
             spec.append(At(k % n))
             axis += 1
+        else:  # a boolean tensor: where its True entries are is data, known after a barrier
+            check_mask(shape, axis, k.shape)
+            for d in range(k.ndim):
+                spec.append(Take(len(arrays)))
+                arrays.append((len(masks), d))
+            masks.append(k)
+            axis += k.ndim
     spec.extend(Span(0, shape[a], 1, False) for a in range(axis, len(shape)))
-    return Index(tuple(spec)), tuple(arrays)
+    where = [np.nonzero(m) for m in host_values(op, masks)] if masks else []
+    nodes: list[Node] = []
+    for a in arrays:
+        if isinstance(a, tuple):
+            a = where[a[0]][a[1]]
+        if not isinstance(a, Node):
+            assert to_node is not None, "host index arrays need a to_node"
+            a = to_node(a)
+        nodes.append(a)
+    return Index(tuple(spec)), tuple(nodes)
+
+
+def _fits(value: Shape, target: Shape) -> bool:
+    """Whether a value of shape ``value`` broadcasts into ``target`` as NumPy's setitem does."""
+    v = list(value)
+    while len(v) > len(target) and v[0] == 1:  # NumPy drops a value's leading length-1 axes
+        v.pop(0)
+    return len(v) <= len(target) and all(n in (1, m) for n, m in zip(v[::-1], target[::-1]))
+
+
+def masked_fill(x: Tensor, key: Any, v: Node, record: Record) -> bool:
+    """Record ``x[mask] = v`` as ``where(mask, v, x)`` when that is the same; rebind ``x``.
+
+    That is when ``key`` is one boolean mask (a tensor, a NumPy array or a list) over leading
+    axes of ``x``, and ``v`` broadcasts into what one True entry selects (``x[x < 0] = 0``,
+    ``rows[keep] = row``): the result's shape is static, so nothing goes to the host. Returns
+    False, recording nothing, for other keys and values: the caller then indexes with the mask's
+    True positions (a host fallback for a mask tensor).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.tracer import record
+        >>> ml.reset_metrics()
+        >>> x = ml.asarray([1.0, -2.0, 3.0])
+        >>> masked_fill(x, x < 0, ml.asarray(0.0)._node, record)
+        True
+        >>> x.tolist(), ml.metrics().fallbacks
+        ([1.0, 0.0, 3.0], 0)
+    """
+    mask = key[0] if type(key) is tuple and len(key) == 1 else key
+    if isinstance(mask, list):
+        mask = np.asarray(mask)
+    if not _is_mask(mask) or not mask.ndim:
+        return False
+    check_mask(x.shape, 0, mask.shape)
+    rest = x.shape[mask.ndim:]
+    if not _fits(v.shape, rest):  # a value per True entry: where they are is data
+        return False
+    device, shape = x.device, mask.shape + (1,) * len(rest)  # so that where() broadcasts it
+    if isinstance(mask, np.ndarray):  # known on the host: shaped there, sent as data
+        m = data_leaf(backend().to_device(mask.reshape(shape), device), shape, mask.dtype)
+    else:
+        if mask.device != device:
+            raise DeviceError(f"setitem: the mask is on {mask.device}, the tensor on {device}")
+        m = mask._node
+        if rest:
+            m = record(Op.RESHAPE, (m,), ToShape(shape), device)._node
+    if v.dtype != x.dtype:  # setitem casts the value to x's dtype, as NumPy does
+        v = record(Op.CONVERT, (v,), Cast(dtypes.CODE[x.dtype]), device)._node
+    x._node = record(Op.WHERE, (m, v, x._node), NONE, device)._node
+    return True
 
 
 def _slice(s: Span) -> slice:

@@ -321,8 +321,8 @@ def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
     raise mismatch(op, attrs)
 
 
-def _flip(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    return xs[0].shape, xs[0].dtype
+def _same(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return xs[0].shape, xs[0].dtype  # flip; shard (its sharding was checked against the shape)
 
 
 def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -363,6 +363,6 @@ INFER: Final[Mapping[Op, Rule]] = {
     Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
     Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
-    Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _flip, Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
 }

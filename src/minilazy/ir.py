@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import enum
 import zlib
-from dataclasses import dataclass, field
 from typing import Final, NoReturn, TypeAlias
 
 from minilazy.attrs import (
@@ -27,9 +26,11 @@ from minilazy.attrs import (
     NoAttrs,
     Permute,
     Reduce,
+    Sharding,
     ToShape,
     mismatch,
 )
+from minilazy.device import Device as Device  # re-exported: the IR's users name it from here
 from minilazy.dtypes import CODE, DType, Scalar, short_name
 
 Shape: TypeAlias = tuple[int, ...]
@@ -128,6 +129,8 @@ class Op(enum.Enum):
     GETITEM = "getitem"
     SETITEM = "setitem"
     SCATTER_ADD = "scatter_add"  # x with v added at an index (repeats add up): getitem's VJP
+    # placement: the value unchanged, split over a mesh as its attrs say (XLA GSPMD partitions)
+    SHARD = "shard"
 
     # Members are singletons: hash by identity (fast, in C) instead of Enum's hash of the name.
     # The digest never uses this hash; it uses the stable OP_CODE below.
@@ -157,12 +160,12 @@ SHAPE_OPS: Final = frozenset({
 })
 # The attribute family each op takes (minilazy.attrs), checked when a node is made.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
-    Op.DATA: (NoAttrs,), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
+    Op.DATA: (NoAttrs, Sharding), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
     Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
     **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
     Op.FLIP: (Axes,), Op.CONCAT: (Axis,),
-    Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,),
+    Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}
@@ -206,26 +209,6 @@ class UnsupportedError(NotImplementedError):
     """
 
 
-@dataclass(frozen=True)
-class Device:
-    """A device by name: a JAX platform (``cpu``, ``gpu``, ``tpu``) and an index on it.
-
-    A plain value (not a JAX object) so that the layers below the runtime can carry it.
-
-    Example:
-        >>> str(Device("cpu", 0))
-        'cpu:0'
-    """
-
-    platform: str
-    index: int
-    code: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "code", zlib.crc32(f"{self.platform}:{self.index}".encode()))
-
-    def __str__(self) -> str:
-        return f"{self.platform}:{self.index}"
 
 
 class Node:
@@ -292,15 +275,19 @@ class Node:
         return f"<Node {self.op.value} {short_name(self.dtype)}[{dims}]>"
 
 
-def data_leaf(buffer: object, shape: Shape, dtype: DType) -> Node:
+def data_leaf(buffer: object, shape: Shape, dtype: DType,
+              placed: NoAttrs | Sharding = NONE) -> Node:
     """A ``DATA`` leaf: device data that enters every graph that reads it as a parameter.
+
+    ``placed`` is the buffer's :class:`~minilazy.attrs.Sharding` when it is split over a mesh:
+    part of the leaf's digest, so programs reading it differently placed do not share a key.
 
     Example:
         >>> from minilazy.dtypes import float32
         >>> data_leaf(object(), (2,), float32).op
         <Op.DATA: 'data'>
     """
-    return Node(Op.DATA, (), NONE, shape, dtype, buffer)
+    return Node(Op.DATA, (), placed, shape, dtype, buffer)
 
 
 class Failure:

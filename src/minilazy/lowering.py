@@ -1,12 +1,13 @@
-"""XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, and ahead-of-time compilation.
+"""XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, traced ahead of time.
 
 Seventh layer, and with the runtime the only one that imports jax. The story first:
-:func:`program` interprets a :class:`~minilazy.cut.Cut` with one rule per op, and
-:func:`compile_cut` traces that interpreter once with abstract parameters through the public
-``jax.jit(...).lower(...).compile()`` path. Then the rules (:data:`LOWER`), each building an
-op's value from its operands' values, with the numerics they need to match NumPy. Leaf
-data are parameters, never constants baked into the program. 64-bit types are switched on only
-inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
+:func:`program` interprets a :class:`~minilazy.cut.Cut` with one rule per op, and :func:`lower`
+traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
+through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
+rules (:data:`LOWER`), each building an op's value from its operands' values, with the numerics
+they need to match NumPy. Leaf data are parameters, never constants baked into the program.
+64-bit types are switched on only inside minilazy's own jax calls (``jax.enable_x64``), never
+in the user's global config.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 import functools
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import jax
@@ -31,10 +31,12 @@ from minilazy.attrs import (
     Iota,
     Permute,
     Reduce,
+    Sharding,
     ToShape,
     mismatch,
 )
 from minilazy.cut import Cut
+from minilazy.device import Mesh
 from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
@@ -42,6 +44,8 @@ from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
 _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
+_PARTS: Final = cast(Callable[..., Any], jax.sharding.PartitionSpec)  # untyped in jax
+_CONSTRAIN: Final = cast(Callable[[Array, Any], Array], lax.with_sharding_constraint)
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
 
 
@@ -55,6 +59,31 @@ def jax_device(device: Device) -> Any:
         'cpu'
     """
     return jax.devices(device.platform)[device.index]
+
+
+# JAX's meshes -> ours: a result's sharding is read back as a minilazy Sharding (runtime.placed).
+MESHES: Final[dict[Any, Mesh]] = {}
+
+
+@functools.cache
+def jax_mesh(mesh: Mesh) -> jax.sharding.Mesh:
+    """The JAX mesh of a minilazy :class:`~minilazy.device.Mesh` (one per mesh, cached).
+
+    Example:
+        >>> from minilazy.ir import Device
+        >>> jax_mesh(Mesh([Device("cpu", 0)], ("data",))).axis_names
+        ('data',)
+    """
+    grid = np.empty(len(mesh.devices), dtype=object)
+    grid[:] = [jax_device(d) for d in mesh.devices]
+    found = jax.sharding.Mesh(grid.reshape(mesh.shape), mesh.axis_names)
+    MESHES[found] = mesh
+    return found
+
+
+def named(s: Sharding) -> jax.sharding.NamedSharding:
+    """The JAX ``NamedSharding`` of a minilazy :class:`~minilazy.attrs.Sharding`."""
+    return jax.sharding.NamedSharding(jax_mesh(s.mesh), _PARTS(*s.spec))
 
 
 def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
@@ -102,35 +131,17 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
 
 
 def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
-    """The parameters' shapes and dtypes, placed on the cut's device."""
-    sharding = jax.sharding.SingleDeviceSharding(jax_device(c.device))
-    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
-    return [_SPEC(p.shape, p.dtype, sharding=sharding) for p in c.params] + [
-        _SPEC(shape, d, sharding=sharding) for shape, d in scalars]
+    """The parameters' shapes, dtypes and placements: the cut's device, or its mesh.
 
-
-@dataclass(eq=False)
-class Compiled:
-    """A compiled program and what it was compiled for.
-
-    Attributes:
-        executable: the XLA executable (call it with the parameter values).
-        donated: which parameters' buffers it may reuse for its outputs.
-        lowered: the lowered (StableHLO) form, for printers.
-        ran: whether it has run once (the runtime donates only to a program that has).
-        structure: what the cache key of the cut it was compiled for hashes.
+    On a mesh a sharded leaf keeps its sharding and every other parameter is replicated;
+    XLA's GSPMD partitioner then splits the program and inserts the collectives it needs.
     """
-
-    executable: Any
-    donated: tuple[bool, ...]
-    lowered: Any
-    ran: bool = False
-    structure: tuple[object, ...] = ()
-
-
-def _options(device: Device) -> dict[str, Any] | None:
-    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
-    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
+    mesh = c.mesh
+    one: Any = jax.sharding.SingleDeviceSharding(jax_device(c.device)) if mesh is None else \
+        jax.sharding.NamedSharding(jax_mesh(mesh), _PARTS())
+    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
+    return [_SPEC(p.shape, p.dtype, sharding=named(p.attrs) if type(p.attrs) is Sharding else one)
+            for p in c.params] + [_SPEC(shape, d, sharding=one) for shape, d in scalars]
 
 
 def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
@@ -147,26 +158,6 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
     with jax.enable_x64(True):
         jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
         return jitted.lower(*abstract_params(c))
-
-
-def compile_cut(c: Cut, donated: tuple[bool, ...] = ()) -> Compiled:
-    """Lower and compile the cut ahead of time.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.cut import cut
-        >>> x = ml.ones((2,))
-        >>> compile_cut(cut([(x * 3.0)._node], x.device)).donated
-        ()
-    """
-    return compile_lowered(lower(c, donated), c.device, donated)
-
-
-def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...]) -> Compiled:
-    """Compile a lowered program for ``device`` (XLA's part of compile time)."""
-    with jax.enable_x64(True):
-        executable = lowered.compile(_options(device))
-    return Compiled(executable, donated, lowered)
 
 
 # -- The rules: one per op, and the numerics they need to match NumPy ----------------------
@@ -351,6 +342,13 @@ def _concat(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
+def _shard(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Sharding():  # an annotation GSPMD propagates from; the value is unchanged
+            return _CONSTRAIN(xs[0], named(n.attrs))
+    raise mismatch(n.op, n.attrs)
+
+
 def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
     """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
     def rule(xs: Sequence[Array], n: Node) -> Array:
@@ -372,5 +370,6 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
+    Op.SHARD: _shard,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
 }

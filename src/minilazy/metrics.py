@@ -23,9 +23,10 @@ class _Counters:
     __slots__ = (
         "ops_recorded", "barriers", "compiles", "cache_hits", "executions",
         "transfers_to_device", "transfers_to_host", "bytes_to_device", "bytes_to_host",
-        "fallbacks", "donations", "compile_seconds", "execute_seconds", "trace_seconds",
+        "fallbacks", "donations", "disk_hits", "disk_writes", "compile_seconds", "execute_seconds",
+        "trace_seconds",
         "barrier_causes", "fallback_ops", "compile_causes", "observation_sites", "compile_times",
-        "execute_times", "trace_times",
+        "execute_times", "trace_times", "fallback_sites",
     )
 
     def __init__(self) -> None:
@@ -43,6 +44,8 @@ class _Counters:
         self.bytes_to_host = 0
         self.fallbacks = 0
         self.donations = 0
+        self.disk_hits = 0
+        self.disk_writes = 0
         self.compile_seconds = 0.0
         self.execute_seconds = 0.0
         self.trace_seconds = 0.0
@@ -50,6 +53,7 @@ class _Counters:
         self.fallback_ops: Counter[str] = Counter()
         self.compile_causes: Counter[str] = Counter()
         self.observation_sites: Counter[str] = Counter()  # "item at train.py:12": hidden syncs
+        self.fallback_sites: Counter[str] = Counter()  # "nonzero at train.py:14": host fallbacks
         self.compile_times: deque[float] = deque(maxlen=_SAMPLES)
         self.execute_times: deque[float] = deque(maxlen=_SAMPLES)
         self.trace_times: deque[float] = deque(maxlen=_SAMPLES)
@@ -113,6 +117,8 @@ class Metrics:
     bytes_to_host: int
     fallbacks: int
     donations: int
+    disk_hits: int  # compiles read from the persistent cache, not compiled by XLA
+    disk_writes: int  # compiled programs written to the persistent cache
     compile_seconds: float
     execute_seconds: float
     trace_seconds: float
@@ -120,6 +126,7 @@ class Metrics:
     fallback_ops: Mapping[str, int] = field(default_factory=dict)
     compile_causes: Mapping[str, int] = field(default_factory=dict)
     observation_sites: Mapping[str, int] = field(default_factory=dict)
+    fallback_sites: Mapping[str, int] = field(default_factory=dict)
     live_buffers: int = 0
     live_bytes: int = 0
     compile_timer: Timer = Timer(0, 0.0, 0.0, 0.0, 0.0)
@@ -144,6 +151,7 @@ def metrics() -> Metrics:
         fallback_ops=MappingProxyType(dict(c.fallback_ops)),
         compile_causes=MappingProxyType(dict(c.compile_causes)),
         observation_sites=MappingProxyType(dict(c.observation_sites)),
+        fallback_sites=MappingProxyType(dict(c.fallback_sites)),
         compile_timer=Timer.of(c.compile_times, c.compile_seconds),
         execute_timer=Timer.of(c.execute_times, c.execute_seconds),
         trace_timer=Timer.of(c.trace_times, c.trace_seconds),
@@ -190,6 +198,7 @@ def metrics_report() -> str:
         f"  barriers            {m.barriers}   ({causes(m.barrier_causes)})",
         f"  compiles            {m.compiles}   ({causes(m.compile_causes)})",
         f"  cache hits          {m.cache_hits}",
+        f"  from disk           {m.disk_hits} of the compiles, {m.disk_writes} written to disk",
         f"  executions          {m.executions}",
         f"  to device           {m.transfers_to_device} transfers, {_kib(m.bytes_to_device)}",
         f"  to host             {m.transfers_to_host} transfers, {_kib(m.bytes_to_host)}",
@@ -198,6 +207,9 @@ def metrics_report() -> str:
         f"  fallbacks           {m.fallbacks}   ({causes(m.fallback_ops)})",
         "  observations that ran a barrier (hidden syncs), most frequent first:",
         *(f"    {n:6d} x  {site}" for site, n in sorted(m.observation_sites.items(),
+                                                       key=lambda kv: -kv[1])[:5]),
+        "  host fallbacks (ops run on the host, each after a barrier on its inputs), by line:",
+        *(f"    {n:6d} x  {site}" for site, n in sorted(m.fallback_sites.items(),
                                                        key=lambda kv: -kv[1])[:5]),
         f"  trace time   {_ms(m.trace_timer)}",
         f"  compile time {_ms(m.compile_timer)}",

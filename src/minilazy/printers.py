@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from minilazy import lowering
+from minilazy import lowering, runtime
 from minilazy.attrs import (
     Attrs,
     Axes,
@@ -24,6 +24,7 @@ from minilazy.attrs import (
     NoAttrs,
     Permute,
     Reduce,
+    Sharding,
     ToShape,
 )
 from minilazy.cut import Cut, cut, roots_of
@@ -62,6 +63,9 @@ def attrs_text(attrs: Attrs) -> str:
             return f"axes={axes}"
         case Axis(axis):
             return f"axis={axis}"
+        case Sharding(mesh, _):
+            grid = ",".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.shape))
+            return f"spec={attrs.spec} mesh=[{grid}]"
         case _:
             assert_never(attrs)
 
@@ -187,6 +191,9 @@ class Graph:
         text: str = lowering.lower(self.cut).as_text()
         return text
 
+    def _compiled(self) -> runtime.Compiled:
+        return runtime.compile_lowered(lowering.lower(self.cut), self.cut.device)
+
     def hlo(self) -> str:
         """The optimized HLO XLA compiled (after fusion), for this device.
 
@@ -195,7 +202,7 @@ class Graph:
             >>> "fusion" in ml.graph(ml.exp(ml.ones((2,))) * 2.0).hlo()
             True
         """
-        text: str = lowering.compile_cut(self.cut).executable.as_text()
+        text: str = self._compiled().executable.as_text()
         return text
 
     def cost(self) -> dict[str, float]:
@@ -206,7 +213,7 @@ class Graph:
             >>> ml.graph(ml.exp(ml.asarray([1.0, 2.0, 3.0]))).cost()["transcendentals"]
             3.0
         """
-        analysis: Any = lowering.compile_cut(self.cut).executable.cost_analysis()
+        analysis: Any = self._compiled().executable.cost_analysis()
         if isinstance(analysis, list):  # older jax: one dict per device
             analysis = analysis[0]
         return {str(k): float(v) for k, v in dict(analysis).items()}

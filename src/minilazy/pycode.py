@@ -24,6 +24,7 @@ from minilazy.attrs import (
     Index,
     Permute,
     Reduce,
+    Sharding,
     mismatch,
 )
 from minilazy.cut import Cut
@@ -163,6 +164,22 @@ def _flip(name: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
+def _placement(s: Sharding) -> str:
+    """The ``(mesh, spec)`` pair that places a tensor as ``s`` says, as code."""
+    where = [d.index for d in s.mesh.devices]
+    platform = s.mesh.devices[0].platform
+    devices = f"np.array([ml.devices({platform!r})[i] for i in {where}], dtype=object)"
+    return f"(ml.Mesh({devices}.reshape({s.mesh.shape}), {s.mesh.axis_names}), {s.spec!r})"
+
+
+def _shard(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Sharding():  # a copy of the handle is marked: the operand's own variable stays
+            return [f"{name} = ml.mark_sharding(ml.asarray({args[0]}, copy=True), "
+                    f"*{_placement(n.attrs)})"]
+    raise mismatch(n.op, n.attrs)
+
+
 def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return []  # parameters are written by source itself
 
@@ -176,6 +193,7 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.SHARD: _shard,
 }
 
 
@@ -211,6 +229,8 @@ def source(c: Cut, default: Device) -> str:
         if node.op is Op.DATA:
             where = "" if c.device == default else f", device=ml.devices({c.device.platform!r})" \
                                                     f"[{c.device.index}]"
+            if type(node.attrs) is Sharding:
+                where = f", sharding={_placement(node.attrs)}"
             lines.append(f"{name} = ml.asarray(np.zeros({node.shape!r}, '{node.dtype}'){where})")
         else:
             lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))

@@ -1,29 +1,36 @@
-"""The device runtime: devices, transfers, the compile cache, and execution.
+"""The device runtime: devices and processes, transfers, compiling, and execution.
 
 Eighth layer; with the lowering the only one that imports jax. Devices are JAX platforms
-(``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.ir.Device` values. The compile
-cache is a bounded LRU keyed by the cut's key and the donation mask; a hit never re-traces.
-Execution is asynchronous (JAX dispatch): results are device buffers that host transfers wait on.
+(``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.ir.Device` values; in a run of
+several processes, every process's. Compiled programs (and their bytes for the persistent cache)
+go to the compile cache (:mod:`minilazy.cache`). Execution is asynchronous (JAX dispatch):
+results are device buffers that host transfers wait on.
 """
 
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import jax
+import jaxlib.version
 import numpy as np
+from jax.experimental import multihost_utils, serialize_executable
 
+from minilazy import cluster, diskcache, lowering
+from minilazy.attrs import Sharding
 from minilazy.cut import Cut
+from minilazy.device import Mesh
 from minilazy.ir import Device
-from minilazy.lowering import Compiled, compile_lowered, jax_device, lower
+from minilazy.lowering import MESHES, jax_device, named
 from minilazy.metrics import COUNTERS
 from minilazy.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
 _USED: list[bool] = [False]  # has this process started JAX's runtime (a transfer, a compile)?
+_JOINED: list[bool] = [False]  # has it joined a launch's other processes (join_processes)?
 
 
 def forked() -> None:
@@ -55,6 +62,29 @@ def _intern(platform: str, index: int) -> Device:
     return _DEVICES.setdefault((platform, index), Device(platform, index))
 
 
+def join_processes() -> None:
+    """Join the other processes of ``python -m minilazy.launch``, once, before JAX starts.
+
+    Reads :func:`minilazy.cluster.env`; does nothing in a process not launched so, or whose
+    script already called ``jax.distributed.initialize``. Blocks until every process has
+    joined. Then ``devices()`` are every process's, and a mesh can span them all.
+
+    Example:
+        >>> join_processes()  # not launched: nothing to do
+    """
+    if _JOINED[0]:
+        return
+    c = cluster.env()
+    if c is not None and not jax.distributed.is_initialized():
+        try:
+            jax.distributed.initialize(c.coordinator, c.num_processes, c.process_id)
+        except RuntimeError as e:
+            raise RuntimeError(
+                f"minilazy: process {c.process_id} of {c.num_processes} cannot join the others: "
+                "JAX had already started here (a JAX call before minilazy's first use)") from e
+    _JOINED[0] = True
+
+
 def devices(platform: str | None = None) -> list[Device]:
     """The devices of ``platform`` (``cpu``, ``gpu``, ``tpu``), or of JAX's default platform.
 
@@ -65,6 +95,7 @@ def devices(platform: str | None = None) -> list[Device]:
         >>> ml.devices("cpu")[0]
         Device(platform='cpu', index=0)
     """
+    join_processes()
     try:
         found = jax.devices(platform)
     except RuntimeError as e:
@@ -79,14 +110,32 @@ def devices(platform: str | None = None) -> list[Device]:
 
 
 def default_device() -> Device:
-    """The device new tensors go to: JAX's first default device.
+    """The device new tensors go to: JAX's first default device of this process.
 
     Example:
         >>> import minilazy as ml
         >>> ml.default_device().index
         0
     """
-    return devices()[0]
+    join_processes()
+    local = jax.local_devices()[0]  # in process p > 0 of a launch, jax.devices()[0] is not ours
+    return _intern(local.platform, jax.devices(local.platform).index(local))
+
+
+def use_cpu_devices(n: int) -> None:
+    """Split the host into ``n`` CPU devices (``XLA_FLAGS``' device count), before JAX starts.
+
+    Example:
+        >>> use_cpu_devices(8)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: use_cpu_devices: JAX has started in this process; ...
+    """
+    try:
+        cast(Callable[[str, int], None], jax.config.update)("jax_num_cpu_devices", n)
+    except RuntimeError:
+        raise RuntimeError("use_cpu_devices: JAX has started in this process; call it first, "
+                           "or set XLA_FLAGS=--xla_force_host_platform_device_count=N") from None
 
 
 def platforms() -> list[str]:
@@ -96,6 +145,7 @@ def platforms() -> list[str]:
         >>> "cpu" in platforms()
         True
     """
+    join_processes()
     found = []
     for name in ("cpu", "gpu", "tpu"):
         try:
@@ -122,6 +172,36 @@ def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
     return buffer
 
 
+def place(value: Any, s: Sharding) -> Any:
+    """Place a host array or a device buffer over ``s``'s mesh, split as ``s`` says.
+
+    Each device receives only its part of a host array (``make_array_from_callback``: in a
+    multi-process run, a process places only its own devices' parts of the global value).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.attrs import Sharding
+        >>> mesh = ml.Mesh(ml.devices("cpu")[:1], ("data",))
+        >>> place(np.arange(4.0), Sharding(mesh, ((0,),))).shape
+        (4,)
+    """
+    return _put(value, named(s))
+
+
+def _put(value: Any, target: Any) -> Any:
+    check_usable()
+    if not isinstance(value, np.ndarray) and not target.is_fully_addressable:
+        value = np.asarray(value)  # one process's buffer onto every process's devices
+    with jax.enable_x64(True):
+        if isinstance(value, np.ndarray):
+            out = jax.make_array_from_callback(value.shape, target, lambda i: value[i])
+        else:
+            out = jax.device_put(value, target)
+    COUNTERS.transfers_to_device += 1
+    COUNTERS.bytes_to_device += out.nbytes
+    return out
+
+
 def move(buffer: Any, device: Device) -> Any:
     """Copy a device buffer to another device."""
     with jax.enable_x64(True):
@@ -139,7 +219,10 @@ def to_host(buffer: Any) -> np.ndarray[Any, Any]:
         >>> to_host(to_device(np.ones(2), Device("cpu", 0))).flags.writeable
         True
     """
-    array = np.array(buffer)  # a copy: np.asarray would be a read-only view of the buffer
+    if buffer.is_fully_addressable or buffer.is_fully_replicated:
+        array = np.array(buffer)  # a copy: np.asarray would be a read-only view of the buffer
+    else:  # split over other processes' devices too: a collective, every process gathers
+        array = np.array(multihost_utils.process_allgather(buffer, tiled=True))
     COUNTERS.transfers_to_host += 1
     COUNTERS.bytes_to_host += array.nbytes
     return array
@@ -151,10 +234,8 @@ def wait(buffer: Any) -> None:
 
 
 _LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped in jax
-
-
-def _live_arrays() -> list[Any]:
-    return _LIVE_ARRAYS()
+_SAVE: Final = cast(Callable[[Any], tuple[bytes, Any, Any]], serialize_executable.serialize)
+_LOAD: Final = cast(Callable[..., Any], serialize_executable.deserialize_and_load)  # untyped
 
 
 def is_deleted(buffer: Any) -> bool:
@@ -170,80 +251,111 @@ def is_deleted(buffer: Any) -> bool:
 
 # Gauges read at snapshot time (``minilazy/__init__.py`` adds them to the metrics).
 GAUGES: Final[dict[str, Callable[[], int]]] = {
-    "live_buffers": lambda: len(_live_arrays()),
-    "live_bytes": lambda: sum(a.nbytes for a in _live_arrays()),
+    "live_buffers": lambda: len(_LIVE_ARRAYS()),
+    "live_bytes": lambda: sum(a.nbytes for a in _LIVE_ARRAYS()),
 }
 
 
-class CompileCache:
-    """A bounded LRU of compiled programs keyed by (cut key, donation mask).
+# -- compiling: XLA's part, and what the runtime needs to know of a program ---------------
+@dataclass(eq=False)
+class Compiled:
+    """A compiled program and what it was compiled for.
 
-    Example:
-        >>> cache = CompileCache(capacity=2)
-        >>> len(cache), cache.capacity
-        (0, 2)
+    Attributes:
+        executable: the XLA executable (call it with the parameter values).
+        donated: which parameters' buffers it may reuse for its outputs.
+        ran: whether it has run once (the runtime donates only to a program that has).
+        structure: what the cache key of the cut it was compiled for hashes.
+        shardings: for a program on a mesh, each parameter's JAX sharding (a buffer placed
+            otherwise is moved before the call); ``None`` on one device.
+        placements: for a program on a mesh, each result's sharding; ``None`` on one device.
     """
 
-    def __init__(self, capacity: int = 1024) -> None:
-        self.capacity = capacity
-        self._entries: OrderedDict[tuple[int, tuple[bool, ...]], Compiled] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def lookup(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
-        """The program cached for ``c``, marked most recently used; ``None`` on a miss.
-
-        A hit is checked against the structure it was compiled for: two structures whose
-        64-bit keys collide never share a program (the second one compiles, and replaces it).
-        """
-        entry = self._entries.get((c.key, donated))
-        if entry is None or entry.structure != c.structure:
-            return None
-        self._entries.move_to_end((c.key, donated))
-        return entry
-
-    def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
-        """Compile ``c`` and cache it, evicting the least recently used entry when full."""
-        start = time.perf_counter()
-        lowered = lower(c, donated)
-        traced = time.perf_counter()
-        entry = compile_lowered(lowered, c.device, donated)
-        seconds = time.perf_counter() - traced
-        COUNTERS.trace_seconds += traced - start
-        COUNTERS.trace_times.append(traced - start)
-        COUNTERS.compiles += 1
-        COUNTERS.compile_seconds += seconds
-        COUNTERS.compile_times.append(seconds)
-        entry.structure = c.structure
-        self._entries[(c.key, donated)] = entry
-        while len(self._entries) > self.capacity:
-            self._entries.popitem(last=False)
-        return entry
-
-    def clear(self) -> None:
-        """Forget every compiled program."""
-        self._entries.clear()
+    executable: Any
+    donated: tuple[bool, ...]
+    ran: bool = False
+    structure: tuple[object, ...] = ()
+    shardings: tuple[Any, ...] | None = None
+    placements: tuple[Sharding | None, ...] | None = None
 
 
-CACHE: Final = CompileCache()
+def _options(device: Device) -> dict[str, Any] | None:
+    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
+    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
 
 
-def clear_cache() -> None:
-    """Forget every compiled program: the next barrier of each structure compiles again.
-
-    For measurements and tests that must start cold (the conformance oracle does, before each
-    spec test); a program in use keeps running.
+def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()) -> Compiled:
+    """Compile a lowered program for ``device`` (XLA's part of compile time).
 
     Example:
         >>> import minilazy as ml
-        >>> ml.sync(ml.ones((3,)) * 2.0)
-        >>> ml.clear_cache(); ml.reset_metrics()
-        >>> ml.sync(ml.ones((3,)) * 2.0)
-        >>> ml.metrics().compiles
-        1
+        >>> from minilazy.cut import cut
+        >>> from minilazy.lowering import lower
+        >>> x = ml.ones((2,))
+        >>> compile_lowered(lower(cut([(x * 3.0)._node], x.device)), x.device).donated
+        ()
     """
-    CACHE.clear()
+    with jax.enable_x64(True):
+        executable = lowered.compile(_options(device))
+    return compiled(executable, donated)
+
+
+def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
+    """The :class:`Compiled` of an XLA executable, with its placements when on a mesh."""
+    ins = executable.input_shardings[0]
+    named_in = [s for s in ins if isinstance(s, jax.sharding.NamedSharding)]
+    if not named_in:
+        return Compiled(executable, donated)
+    mesh = MESHES[named_in[0].mesh]
+    outs = [placed(s, len(o.shape), mesh) for s, o in zip(executable.output_shardings,
+                                                           executable.out_info)]
+    return Compiled(executable, donated, shardings=tuple(ins), placements=tuple(outs))
+
+
+def placed(sharding: Any, ndim: int, mesh: Mesh) -> Sharding | None:
+    """A program result's JAX sharding as a minilazy Sharding over the program's ``mesh``."""
+    if not isinstance(sharding, jax.sharding.NamedSharding) or sharding.mesh not in MESHES:
+        # XLA may report a layout it did not name (on a 1-device mesh, say): replicated is
+        # the one we can name; any other is moved where the next program wants it
+        return Sharding(mesh, ((),) * ndim) if sharding.is_fully_replicated else None
+    mesh = MESHES[sharding.mesh]
+    spec = [*sharding.spec, *[None] * (ndim - len(sharding.spec))]
+    names = [() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in spec]
+    return Sharding(mesh, tuple(tuple(mesh.axis_names.index(n) for n in d if mesh.size(n) > 1)
+                                for d in names))
+
+
+def disk_entry(c: Cut, donated: tuple[bool, ...]) -> diskcache.Entry:
+    """The persistent cache's entry for ``c``: its key covers JAX, the devices, the processes."""
+    d, mesh = jax_device(c.device), c.mesh
+    with jax.enable_x64(True):
+        params = lowering.abstract_params(c)
+    about = {"jax": jax.__version__, "jaxlib": jaxlib.version.__version__, "platform": d.platform,
+             "device_kind": d.device_kind, "platform_version": d.client.platform_version}
+    return diskcache.entry(c, donated, about, [(p.shape, p.dtype, p.sharding) for p in params],
+                           (d,) if mesh is None else tuple(jax_device(x) for x in mesh.devices),
+                           f"process {jax.process_index()} of {jax.process_count()}")
+
+
+def _trees(e: diskcache.Entry) -> tuple[Any, Any]:
+    # The executable's argument and result pytrees: (params, {}) and a tuple of results.
+    return (jax.tree_util.tree_structure((tuple(range(e.inputs)), {})),
+            jax.tree_util.tree_structure(tuple(range(e.outputs))))
+
+
+def serialize(executable: Any, e: diskcache.Entry) -> bytes:
+    """An executable as bytes for the persistent cache (checked against how it will load)."""
+    payload, *trees = _SAVE(executable)
+    if tuple(trees) != _trees(e):
+        raise ValueError(f"pytrees {trees}, where loading assumes {_trees(e)}")
+    return payload
+
+
+def deserialize(payload: bytes, e: diskcache.Entry, donated: tuple[bool, ...]) -> Compiled:
+    """An executable back from the persistent cache, loaded onto its own devices."""
+    with jax.enable_x64(True):  # on its own devices: else it expects a shard on every device
+        executable = _LOAD(payload, *_trees(e), e.devices[0].client, e.devices)
+        return compiled(executable, donated)
 
 
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
@@ -258,9 +370,11 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     time that outlasts the call shows up where the host first waits (``to_host``).
     """
     start = time.perf_counter()
+    if entry.shardings is not None:  # on a mesh: a parameter placed otherwise moves first
+        args = _placed_as(entry.shardings, args)
     with jax.enable_x64(True):
         if not entry.ran and any(entry.donated):
-            args = [jax.device_put(a, may_alias=False) if d else a
+            args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
                     for a, d in zip(args, (*entry.donated, *[False] * len(args)))]
         outs: Sequence[Any] = entry.executable(*args)
         if not entry.ran:
@@ -275,3 +389,9 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     COUNTERS.execute_times.append(seconds)
     COUNTERS.donations += sum(entry.donated)
     return outs
+
+
+def _placed_as(shardings: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``args``, each on its parameter's sharding (one-device data read by a mesh program)."""
+    return [_put(a, s) if isinstance(a, jax.Array) and a.sharding != s else a
+            for a, s in zip(args, shardings)]

@@ -26,10 +26,11 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
 
 import numpy as np
 
+from minilazy.attrs import Sharding
 from minilazy.ir import LEAVES, Device, Node
 
 if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
@@ -56,6 +57,9 @@ class BarrierPolicy:
         max_depth: the longest chain of ops one compiled program may hold. A deeper graph is
             run in stages of at most this depth (XLA's compile time grows faster than linearly
             with depth, and very deep programs exhaust its stack).
+        fallback: what an op whose result shape depends on data (``x[mask]``, ``nonzero``,
+            ``unique_values``) does: ``"host"`` runs it on the host after a barrier on its
+            inputs, counted in ``ml.metrics().fallbacks``; ``"error"`` raises ``RuntimeError``.
 
     Example:
         >>> import minilazy as ml
@@ -70,8 +74,11 @@ class BarrierPolicy:
     donate: bool = True
     special_scalars: bool = False
     max_depth: int = 512
+    fallback: Literal["host", "error"] = "host"
 
     def __post_init__(self) -> None:
+        if self.fallback not in ("host", "error"):
+            raise ValueError(f"fallback must be 'host' or 'error', got {self.fallback!r}")
         for name in ("max_pending_nodes", "max_depth"):
             value = getattr(self, name)
             if type(value) is not int:
@@ -88,6 +95,9 @@ class Backend(Protocol):
 
     def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
         """Copy a host array to ``device``; return the device buffer."""
+
+    def place(self, value: object, sharding: Sharding) -> object:
+        """Place a host array or a device buffer as ``sharding`` says; return the new buffer."""
 
     def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
         """Materialise ``tensor`` (an observation barrier) and return a writable host copy."""

@@ -15,10 +15,10 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Attrs, Cast, Index, Permute
+from minilazy.attrs import NONE, Attrs, Cast, Index, Permute, Sharding
 from minilazy.dtypes import DType, Scalar
 from minilazy.host import check_power, host_data
-from minilazy.indexing import Item, index_spec
+from minilazy.indexing import Item, index_spec, masked_fill
 from minilazy.infer import INFER, describe
 from minilazy.ir import Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
@@ -173,6 +173,16 @@ class Tensor:
     def device(self) -> Device:
         """The device the tensor lives on."""
         return self._device
+
+    @property
+    def sharding(self) -> Sharding | None:
+        """How the tensor is split over a mesh (``ml.mark_sharding``), or ``None``.
+
+        Known without running anything: a placed or annotated tensor's sharding, a result's
+        once computed; ``None`` for one device (or while XLA has yet to choose).
+        """
+        attrs = self._node.attrs
+        return attrs if type(attrs) is Sharding else None
 
     @property
     def ndim(self) -> int:
@@ -349,29 +359,25 @@ class Tensor:
         return self._rebind(Op.MATMUL, self @ o)
 
     # -- indexing ------------------------------------------------------------------------------
-    def _index(self, key: Any) -> tuple[Index, tuple[Node, ...]]:
+    def _index(self, key: Any, op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
         items: list[Item] = []
         for k in key if isinstance(key, tuple) else (key,):
             if k is None or k is Ellipsis or isinstance(k, (slice, bool)):
                 items.append(k)
             elif type(k) is Tensor:
                 _same_device(Op.GETITEM, self, k)
-                items.append(k._node)
+                items.append(k if k.dtype == dtypes.bool_ else k._node)  # a mask: read on the host
             elif isinstance(k, (int, np.integer)):
                 items.append(operator.index(k))
-            else:  # lists and NumPy arrays of indices: host data, checked, sent to the device
-                array = np.asarray(k)
-                if array.size == 0 and array.dtype.kind == "f":
-                    array = array.astype(np.intp)  # `[]`: NumPy reads an empty index list so
-                items.append(array)
-        return index_spec(self.shape, items, lambda a: as_node(a, self._device))
+            else:  # lists and NumPy arrays of indices or masks: host data, checked, sent
+                items.append(np.asarray(k))
+        return index_spec(self.shape, items, lambda a: as_node(a, self._device), op)
 
     def __getitem__(self, key: Any) -> Tensor:
         spec, arrays = self._index(key)
         return record(Op.GETITEM, (self._node, *arrays), spec, self._device)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
-        spec, arrays = self._index(key)
         if is_weak(value):
             dtypes.check_scalar(value, self.dtype)
             v = scalar(self.dtype.type(value).item(), self.dtype)
@@ -379,7 +385,9 @@ class Tensor:
             v = as_node(value, self._device)
             if type(value) is Tensor:
                 _same_device(Op.SETITEM, self, value)
-        self._node = record(Op.SETITEM, (self._node, v, *arrays), spec, self._device)._node
+        if not masked_fill(self, key, v, record):  # x[mask] = v as where(mask, v, x) if it can
+            spec, arrays = self._index(key, "setitem")
+            self._node = record(Op.SETITEM, (self._node, v, *arrays), spec, self._device)._node
 
 
 def _like(o: object) -> TensorLike:

@@ -13,7 +13,7 @@ shapes and axes, and a list of tensors for ``concat`` and ``stack``. Indexing ha
 its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, key, value)`` is
 ``x[key] = value``, which rebinds ``x`` and returns it; keys hold ints, slices, ``None``,
 ``Ellipsis``, integer index arrays as the implementation's tensors, and lists of ints (index
-lists, known on the host).
+lists, known on the host); with capability ``dynamic``, also boolean masks as tensors.
 
 An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
 every op of the registry) says which, and the suite skips tests of the others.
@@ -50,6 +50,9 @@ CAPABILITIES = frozenset({
     "sync",       # sync(*xs): materialise just these
     "metadata",   # shape(x), dtype(x): known without running anything
     "autodiff",   # grad(f, argnums)(*xs): reverse-mode gradients, recorded lazily
+    "dynamic",    # ops whose result shape depends on data: nonzero, unique_*, x[mask]
+    "fallbacks",  # counters().fallbacks: data-dependent op calls run on the host
+    "no_fallback",  # no_fallback(): a context in which host fallbacks raise RuntimeError
 })
 
 # The variable that names an implementation when ``--lazy-impl`` does not.
@@ -81,6 +84,7 @@ class Counters:
     cache_hits: int | None = None
     executions: int | None = None
     donations: int | None = 0
+    fallbacks: int | None = None
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,12 @@ class OptionalAdapter(Adapter, Protocol):
 
     def dtype(self, x: Any) -> np.dtype[Any]:
         """The dtype of ``x`` as a NumPy dtype (capability ``metadata``)."""
+
+    def no_fallback(self) -> AbstractContextManager[Any]:
+        """A context in which an op that would run on the host raises ``RuntimeError``.
+
+        Capability ``no_fallback`` (minilazy: ``ml.policy(fallback="error")``).
+        """
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
         """The gradient of ``f`` (capability ``autodiff``).

@@ -36,7 +36,8 @@ class MinilazyAdapter:
         self.name = f"minilazy-{platform}"
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
-                "donation", "sync", "metadata", "autodiff", "reset"}
+                "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
+                "no_fallback"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
@@ -45,6 +46,9 @@ class MinilazyAdapter:
         # The suite compiles a new graph at almost every observation on purpose: the analyzer's
         # advice for a user's loop ("the graph changes every step") would be noise here.
         warnings.filterwarnings("ignore", category=ml.RecompileWarning)
+        # Every program is compiled here: one read from the persistent cache was compiled by
+        # another process, perhaps by an engine a mutant patched (the cache cannot see a patch).
+        ml.set_cache_dir(None)
 
     def from_numpy(self, array: np.ndarray[Any, Any]) -> ml.Tensor:
         return ml.asarray(array, device=self.device)
@@ -91,7 +95,7 @@ class MinilazyAdapter:
         m = ml.metrics()
         return Counters(ops_recorded=m.ops_recorded, compiles=m.compiles,
                         cache_hits=m.cache_hits, executions=m.executions,
-                        donations=m.donations)
+                        donations=m.donations, fallbacks=m.fallbacks)
 
     def key(self, *xs: ml.Tensor) -> int:
         return ml.graph(*xs).key
@@ -107,6 +111,9 @@ class MinilazyAdapter:
 
     def eager(self) -> AbstractContextManager[Any]:
         return ml.eager()
+
+    def no_fallback(self) -> AbstractContextManager[Any]:
+        return ml.policy(fallback="error")
 
     def devices(self) -> Sequence[ml.Device]:
         return self._devices

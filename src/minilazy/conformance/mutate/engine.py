@@ -24,6 +24,7 @@ from minilazy import (
     autodiff,
     barrier,
     donation,
+    fallback,
     infer,
     lowering,
     printers,
@@ -37,6 +38,7 @@ from minilazy import cut as cutting
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.dtypes import CODE, DType
 from minilazy.ir import OP_CODE, Node, Op, data_leaf
+from minilazy.metrics import COUNTERS
 from minilazy.tracer import Tensor
 
 
@@ -372,6 +374,25 @@ def autocut_drops_pending() -> MinilazyAdapter:
         barrier.mark_step("auto")
 
     _set(barrier.Backend, "after_record", after_record)
+    return cpu()
+
+
+def fallback_syncs_all() -> MinilazyAdapter:
+    """A host fallback's barrier materialises every live tensor, not only the op's inputs."""
+    real = state.current_policy  # the one the fallback module imported
+    _set(fallback, "current_policy", lambda: state.replaced(real(), {"observe_all": True}))
+    return cpu()
+
+
+def fallback_counted_twice() -> MinilazyAdapter:
+    """A host fallback of a pending input counts twice: its barrier counts as one too."""
+    real = barrier.BACKEND.materialise
+
+    def materialise(tensors: Sequence[Tensor], cause: str) -> None:
+        COUNTERS.fallbacks += 1
+        real(tensors, cause)
+
+    _set(barrier.BACKEND, "materialise", materialise)
     return cpu()
 
 

@@ -1,0 +1,106 @@
+"""The compile cache: a bounded LRU of compiled programs, over the persistent cache on disk.
+
+Between the runtime and the barrier. Keyed by the cut's key and the donation mask; a hit never
+re-traces, and is checked against the structure it was compiled for. On a miss it looks in the
+persistent cache (:mod:`minilazy.diskcache`) before lowering and compiling. Never imports jax:
+the lowering traces, the runtime compiles and (de)serialises.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Final
+
+from minilazy import diskcache, lowering, runtime
+from minilazy.cut import Cut
+from minilazy.metrics import COUNTERS
+from minilazy.runtime import Compiled
+
+
+class CompileCache:
+    """A bounded LRU of compiled programs keyed by (cut key, donation mask).
+
+    Example:
+        >>> cache = CompileCache(capacity=2)
+        >>> len(cache), cache.capacity
+        (0, 2)
+    """
+
+    def __init__(self, capacity: int = 1024) -> None:
+        self.capacity = capacity
+        self._entries: OrderedDict[tuple[int, tuple[bool, ...]], Compiled] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
+        """The program cached for ``c``, marked most recently used; ``None`` on a miss.
+
+        A hit is checked against the structure it was compiled for: two structures whose
+        64-bit keys collide never share a program (the second one compiles, and replaces it).
+        """
+        entry = self._entries.get((c.key, donated))
+        if entry is None or entry.structure != c.structure:
+            return None
+        self._entries.move_to_end((c.key, donated))
+        return entry
+
+    def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
+        """Compile ``c`` and cache it, evicting the least recently used entry when full.
+
+        With the persistent cache on (:mod:`minilazy.diskcache`), a program compiled by an
+        earlier process is read from disk instead (a disk hit, still one of ``compiles``: a
+        program the in-memory cache had to make), and a new one is written there.
+        """
+        start = time.perf_counter()
+        disk = runtime.disk_entry(c, donated) if diskcache.cache_dir() is not None else None
+        entry = None if disk is None else diskcache.load(
+            disk, lambda payload: runtime.deserialize(payload, disk, donated))
+        traced = 0.0
+        if entry is None:
+            begin = time.perf_counter()
+            lowered = lowering.lower(c, donated)
+            traced = time.perf_counter() - begin
+            entry = runtime.compile_lowered(lowered, c.device, donated)
+            made = entry.executable
+            if disk is not None and diskcache.save(disk, lambda: runtime.serialize(made, disk)):
+                COUNTERS.disk_writes += 1
+            COUNTERS.trace_seconds += traced
+            COUNTERS.trace_times.append(traced)
+        else:
+            COUNTERS.disk_hits += 1
+        seconds = time.perf_counter() - start - traced
+        COUNTERS.compiles += 1
+        COUNTERS.compile_seconds += seconds
+        COUNTERS.compile_times.append(seconds)
+        entry.structure = c.structure
+        self._entries[(c.key, donated)] = entry
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+        return entry
+
+    def clear(self) -> None:
+        """Forget every compiled program (the persistent cache keeps its own)."""
+        self._entries.clear()
+
+
+CACHE: Final = CompileCache()
+
+
+def clear_cache() -> None:
+    """Forget every compiled program: the next barrier of each structure compiles again.
+
+    For measurements and tests that must start cold (the conformance oracle does, before each
+    spec test); a program in use keeps running. The persistent cache keeps its entries: with
+    it on, such a compile may be a read from disk (counted in ``disk_hits`` too).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.sync(ml.ones((3,)) * 2.0)
+        >>> ml.clear_cache(); ml.reset_metrics()
+        >>> ml.sync(ml.ones((3,)) * 2.0)
+        >>> ml.metrics().compiles
+        1
+    """
+    CACHE.clear()
