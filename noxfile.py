@@ -20,7 +20,8 @@ def typecheck(session: nox.Session) -> None:
 @nox.session
 def lint(session: nox.Session) -> None:
     session.install("ruff")
-    session.run("ruff", "check", "src", "tests", "benchmarks", "spec", "tools", "noxfile.py")
+    session.run("ruff", "check", "src", "tests", "benchmarks", "spec", "tools", "examples",
+                "noxfile.py")
 
 
 @nox.session

@@ -1,4 +1,6 @@
-"""Data-parallel training across processes: ``python -m minilazy.launch -n 2 examples/data_parallel.py``.
+"""Data-parallel training across processes.
+
+Run: ``python -m minilazy.launch -n 2 examples/data_parallel.py [STEPS]``.
 
 Every process runs this same script. minilazy joins them up on first use (``jax.distributed``),
 so ``ml.devices()`` lists every process's devices and one mesh spans them all. Each process
