@@ -19,11 +19,13 @@ from minilazy.attrs import (
     Cast,
     Constant,
     Contract,
+    Conv,
     Index,
     Iota,
     NoAttrs,
     Permute,
     Reduce,
+    Scan,
     Sharding,
     ToShape,
 )
@@ -88,6 +90,10 @@ SHOWN = [(NoAttrs(), ""), (Constant(1), ""), (Index((At(0),)), ""), (Iota((3,), 
          (Cast(4), "to=int64"), (Reduce((0, 2), True), "axes=[0, 2] keepdims"),
          (Contract((1,), (0,)), "axes=[1],[0]"), (ToShape((2, 3)), "shape=(2, 3)"),
          (Permute((1, 0)), "perm=(1, 0)"), (Axes((0,)), "axes=(0,)"), (Axis(1), "axis=1"),
+         (Scan(0, True), "axis=0 reverse"),
+         (Conv((1,), ((0, 1),), (1,), (2,), 1, 1),
+          "strides=(1,) padding=((0, 1),) lhs_dilation=(1,) rhs_dilation=(2,) groups=1 "
+          "batch_groups=1"),
          (Sharding(ml.Mesh([ml.Device("cpu", 0)], ("data",)), ((0,), ())),
           "spec=('data', None) mesh=[data=1]")]
 
@@ -105,6 +111,10 @@ STEPS = st.lists(st.sampled_from([
     lambda a, b: ml.flip(ml.concat([a, b], axis=0), axis=1)[:2],
     lambda a, b: ml.permute_dims(ml.reshape(a, (3, 2)), (1, 0)),
     lambda a, b: ml.argmax(a, axis=1)[:, None] * a, lambda a, b: b - ml.max(b) + ml.mean(a),
+    lambda a, b: ml.cumulative_sum(a, axis=1) - ml.tril(b, k=1),
+    lambda a, b: ml.conv(a[None], b[:, None, :2], padding=[(0, 1)], groups=2)[0],
+    lambda a, b: ml.take_along_axis(a, ml.argmax(b, axis=0, keepdims=True) + ml.zeros(
+        (2, 1), dtype=ml.int64), axis=0),
 ]), min_size=1, max_size=6)  # every step maps (2, 3) tensors to a (2, 3) tensor
 
 

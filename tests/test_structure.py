@@ -19,12 +19,13 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes", "device", "cluster"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"fallback"},
-    {"indexing", "infer"},
-    {"scalars", "host"}, {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding",
-     "searching"},
+    {"indexing", "infer", "windows"},
+    {"scalars", "host", "interop"},
+    {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding", "searching",
+     "composites", "manipulation", "convolution", "nn", "optim", "random"},
     {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
     {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
-    {"reference"}, {"datasets"}, {"__init__", "demo", "__main__", "launch"},
+    {"reference"}, {"datasets", "info"}, {"__init__", "demo", "__main__", "launch"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 JAX_ALLOWED = {"lowering", "runtime"}
@@ -127,7 +128,10 @@ CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "infer", "scalars", "ho
 # until typed attributes (attrs.py: 219 lines, most of them the docstrings of 17 small types).
 # 3,350 held it until scale-out (issue 14) added meshes (device.py), shardings through the
 # lowering and runtime, joining processes, and the persistent cache under the LRU (cache.py).
-CORE_BUDGET = 3750
+# 3,750 held it until new ops for real models (issue 13) each took an attribute family and a
+# rule in the shape and lowering tables (cumulative_sum and conv: ~50 lines; conv's window
+# arithmetic is in windows.py, off the path, as index arithmetic is in indexing.py).
+CORE_BUDGET = 3800
 
 
 def test_the_core_path_fits_its_line_budget(capsys):

@@ -20,11 +20,32 @@ import os as _os
 from minilazy import barrier as _barrier
 from minilazy import debug as _debug
 from minilazy import metrics as _metrics
+from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
+from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
+from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
 from minilazy import runtime as _runtime
 from minilazy import state as _state
 from minilazy.autodiff import grad, value_and_grad
 from minilazy.barrier import eager, mark_step, policy, sync, wait
 from minilazy.cache import clear_cache
+from minilazy.composites import (
+    can_cast,
+    copysign,
+    count_nonzero,
+    diff,
+    e,
+    from_dlpack,
+    hypot,
+    inf,
+    isdtype,
+    logaddexp,
+    nan,
+    newaxis,
+    pi,
+    signbit,
+    vecdot,
+)
+from minilazy.convolution import conv
 from minilazy.creation import (
     arange,
     asarray,
@@ -129,7 +150,9 @@ from minilazy.elementwise import (
     trunc,
     where,
 )
+from minilazy.info import Info, __array_namespace_info__
 from minilazy.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
+from minilazy.manipulation import broadcast_arrays, meshgrid, moveaxis, repeat, roll, tile, unstack
 from minilazy.metrics import Metrics, metrics, metrics_report, reset_metrics
 from minilazy.printers import Graph, graph
 from minilazy.reductions import (
@@ -137,6 +160,7 @@ from minilazy.reductions import (
     any,
     argmax,
     argmin,
+    cumulative_sum,
     matmul,
     max,
     mean,
@@ -170,12 +194,16 @@ from minilazy.shaping import (
     squeeze,
     stack,
     take,
+    take_along_axis,
+    tril,
+    triu,
 )
 from minilazy.sharding import mark_sharding
 from minilazy.state import BarrierPolicy, current_policy, set_policy
 from minilazy.tracer import Tensor
 
 __version__ = "0.1.0"
+__array_api_version__ = "2023.12"
 
 
 def _install() -> None:
@@ -230,8 +258,10 @@ __all__ = [
     "clear_cache",
     "clip",
     "concat",
+    "conv",
     "cos",
     "cosh",
+    "cumulative_sum",
     "current_policy",
     "default_device",
     "Device",
@@ -291,16 +321,19 @@ __all__ = [
     "minimum",
     "multiply",
     "negative",
+    "nn",
     "nonzero",
     "not_equal",
     "ones",
     "ones_like",
+    "optim",
     "Op",
     "permute_dims",
     "policy",
     "positive",
     "pow",
     "prod",
+    "random",
     "remainder",
     "reset_metrics",
     "reshape",
@@ -322,10 +355,13 @@ __all__ = [
     "sum",
     "sync",
     "take",
+    "take_along_axis",
     "tan",
     "tanh",
     "Tensor",
     "tensordot",
+    "tril",
+    "triu",
     "trunc",
     "uint16",
     "uint32",
@@ -344,4 +380,29 @@ __all__ = [
     "where",
     "zeros",
     "zeros_like",
+    # The Array API 2023.12 names composed from the ops above (inspection, dtypes, math, shapes).
+    "__array_namespace_info__",
+    "Info",
+    "broadcast_arrays",
+    "can_cast",
+    "copysign",
+    "count_nonzero",
+    "diff",
+    "e",
+    "from_dlpack",
+    "hypot",
+    "inf",
+    "isdtype",
+    "logaddexp",
+    "meshgrid",
+    "moveaxis",
+    "nan",
+    "newaxis",
+    "pi",
+    "repeat",
+    "roll",
+    "signbit",
+    "tile",
+    "unstack",
+    "vecdot",
 ]

@@ -2,11 +2,11 @@
 
 Part of the IR layer. Attributes are static: they are part of a node's digest and so of the
 cache key. Each family is a ``NamedTuple``: fields have names and types, while hashing and
-equality stay a tuple's (in C, as cheap as before). Every field is an int >= 0, a bool or a tuple
-of them (or a :class:`~minilazy.device.Mesh`, which hashes a stable CRC), so Python's ``hash`` of
-an attribute is the same in every process. Which family an op
-takes is :data:`minilazy.ir.FAMILY`, checked when a node is made; tables read the fields by name,
-with ``match`` where they branch on the family. Never imports jax.
+equality stay a tuple's (in C, as cheap as before). Every field is an int (>= 0 but for a
+convolution's padding), a bool or a tuple of them (or a :class:`~minilazy.device.Mesh`, which
+hashes a stable CRC), so Python's ``hash`` of an attribute is the same in every process. Which
+family an op takes is :data:`minilazy.ir.FAMILY`, checked when a node is made; tables read the
+fields by name, with ``match`` where they branch on the family. Never imports jax.
 """
 
 from __future__ import annotations
@@ -132,6 +132,39 @@ class Axis(NamedTuple):
     axis: int
 
 
+class Scan(NamedTuple):
+    """``CUMSUM``: the axis scanned, and whether from its end (a cumulative sum's VJP).
+
+    Example:
+        >>> Scan(0, True).reverse
+        True
+    """
+
+    axis: int
+    reverse: bool
+
+
+class Conv(NamedTuple):
+    """``CONV``: strides, padding, dilations and groups of an N-d convolution.
+
+    Per spatial axis: the window ``strides``, the ``padding`` (low, high; negative crops), the
+    spacing of the input (``lhs_dilation``: a transposed convolution) and of the filter
+    (``rhs_dilation``); then how features and batch split into groups. Layouts are torch's:
+    input (N, C, ...), filter (O, C / groups, ...), result (N, O, ...).
+
+    Example:
+        >>> Conv((1,), ((0, 0),), (1,), (1,), 1, 1).groups
+        1
+    """
+
+    strides: tuple[int, ...]
+    padding: tuple[tuple[int, int], ...]
+    lhs_dilation: tuple[int, ...]
+    rhs_dilation: tuple[int, ...]
+    groups: int
+    batch_groups: int  # the filter's gradient splits the batch, not the features
+
+
 # Index entries. Each carries its kind as a last, defaulted field: NamedTuples compare and hash
 # as plain tuples, so without it ``At(3)`` and ``Take(3)`` would be the same key.
 class At(NamedTuple):
@@ -237,7 +270,7 @@ class Index(NamedTuple):
 Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
 Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Sharding | Index)
+                    | Axis | Scan | Conv | Sharding | Index)
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

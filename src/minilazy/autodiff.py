@@ -14,10 +14,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Attrs, Axis, Contract, Permute, Reduce, ToShape, mismatch
+from minilazy.attrs import NONE, Attrs, Axis, Contract, Permute, Reduce, Scan, ToShape, mismatch
+from minilazy.convolution import conv_vjp
 from minilazy.creation import full, full_like, zeros_like
 from minilazy.cut import linearize
 from minilazy.elementwise import astype, where
+from minilazy.infer import broadcast_shapes
 from minilazy.ir import Node, Op
 from minilazy.reductions import sum as reduce_sum
 from minilazy.shaping import broadcast_to, reshape
@@ -45,10 +47,6 @@ def _zero(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
 def _not_differentiable(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     raise TypeError(f"grad: {n.op.value} is not differentiable (its result is "
                     f"{n.dtype}-valued); no float gradient can flow through it")
-
-
-def _leaf(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
-    return ()
 
 
 def _sqrt1(x: Tensor, sign: float) -> Tensor:
@@ -161,12 +159,19 @@ def _extreme(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangent
     return (_expand(g, n) * hit / count,)
 
 
+def _cumsum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
+    match n.attrs:  # x[i] is in every sum from i on: the scan of g the other way sums them
+        case Scan(axis, reverse):
+            return (_op(Op.CUMSUM, g, attrs=Scan(axis, not reverse)),)
+    raise mismatch(n.op, n.attrs)
+
+
 def _matmul(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     # Work on the 2-D (batched) forms NumPy promotes 1-D operands to, then undo the promotion.
     a, b = xs
     a2 = a if a.ndim > 1 else reshape(a, (1, a.shape[0]))
     b2 = b if b.ndim > 1 else reshape(b, (b.shape[0], 1))
-    batch = _broadcast_shape(a2.shape[:-2], b2.shape[:-2])
+    batch = broadcast_shapes("matmul", a2.shape[:-2], b2.shape[:-2])
     g2 = reshape(g, (*batch, a2.shape[-2], b2.shape[-1]))
     da = _fit(_op(Op.MATMUL, g2, b2.mT), a2.shape, a2.dtype)
     db = _fit(_op(Op.MATMUL, a2.mT, g2), b2.shape, b2.dtype)
@@ -254,16 +259,11 @@ NOT_DIFFERENTIABLE: Final = frozenset({
 VJP: Final[Mapping[Op, Rule]] = {
     **{op: _not_differentiable for op in NOT_DIFFERENTIABLE},
     **UNARY_VJP, **BINARY_VJP, **SHAPE_VJP,
-    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _leaf, Op.WHERE: _where, Op.CONVERT: _convert,
-    Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.DATA: _zero, Op.SCALAR: _zero, Op.IOTA: _zero,  # no operands: an empty tuple of zeros
+    Op.WHERE: _where, Op.CONVERT: _convert,
+    Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme, Op.CUMSUM: _cumsum,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: conv_vjp,
 }
-
-
-def _broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    n = max(len(a), len(b))
-    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
-    return tuple(max(x, y) for x, y in zip(a, b))
 
 
 def _fit(ct: Tensor, shape: tuple[int, ...], dtype: dtypes.DType) -> Tensor:

@@ -22,16 +22,19 @@ from minilazy.attrs import (
     Axis,
     Cast,
     Contract,
+    Conv,
     Index,
     Iota,
     Permute,
     Reduce,
+    Scan,
     ToShape,
     mismatch,
 )
 from minilazy.dtypes import DType, short_name
 from minilazy.indexing import index_shape, setitem_shape
 from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
+from minilazy.windows import conv_shape
 
 # The NumPy ufunc whose loops define an op's dtypes (and, in reference.py, its values).
 UFUNC: Final[Mapping[Op, np.ufunc]] = {
@@ -252,6 +255,17 @@ def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     raise mismatch(op, attrs)
 
 
+def _cumsum(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Scan(axis, _):
+            (x,) = xs
+            if not 0 <= axis < len(x.shape):
+                raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
+                                              f"{describe(x)}")
+            return x.shape, reduction_dtype(Op.SUM, x.dtype)  # accumulates as sum does
+    raise mismatch(op, attrs)
+
+
 def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     a, b = xs
     dtype = signature(op, a.dtype, b.dtype)[-1]
@@ -284,6 +298,18 @@ def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
                 tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
             dtype = dtypes.result_type(a.dtype, b.dtype)
             return sized("tensordot", shape, dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def _conv(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Conv():
+            lhs, rhs = xs
+            dtype = dtypes.result_type(lhs.dtype, rhs.dtype)
+            if dtype not in dtypes.FLOATING:  # as torch: XLA's integer convolutions differ
+                raise TypeError(f"conv: needs floating operands, got {describe(lhs)} and "
+                                f"{describe(rhs)}")
+            return sized("conv", conv_shape(lhs.shape, rhs.shape, attrs), dtype), dtype
     raise mismatch(op, attrs)
 
 
@@ -361,8 +387,8 @@ INFER: Final[Mapping[Op, Rule]] = {
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
     Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
-    Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
+    Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
 }

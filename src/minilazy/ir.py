@@ -21,11 +21,13 @@ from minilazy.attrs import (
     Cast,
     Constant,
     Contract,
+    Conv,
     Index,
     Iota,
     NoAttrs,
     Permute,
     Reduce,
+    Scan,
     Sharding,
     ToShape,
     mismatch,
@@ -117,9 +119,12 @@ class Op(enum.Enum):
     ARGMIN = "argmin"
     ANY = "any"
     ALL = "all"
+    # scans: attrs = (axis, reverse); a scan's VJP is the scan the other way
+    CUMSUM = "cumulative_sum"
     # linear algebra
     MATMUL = "matmul"
     TENSORDOT = "tensordot"
+    CONV = "conv"  # N-d, grouped, dilated; its VJPs are convolutions again
     # shape and indexing
     RESHAPE = "reshape"
     TRANSPOSE = "permute_dims"
@@ -162,9 +167,10 @@ SHAPE_OPS: Final = frozenset({
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.DATA: (NoAttrs, Sharding), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
     Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
+    Op.CONV: (Conv,),
     **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
-    Op.FLIP: (Axes,), Op.CONCAT: (Axis,),
+    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,),
     Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).

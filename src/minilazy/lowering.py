@@ -27,10 +27,12 @@ from minilazy.attrs import (
     Axis,
     Constant,
     Contract,
+    Conv,
     Index,
     Iota,
     Permute,
     Reduce,
+    Scan,
     Sharding,
     ToShape,
     mismatch,
@@ -301,6 +303,13 @@ def _reduction(fn: Callable[..., Array]) -> Rule:
     return rule
 
 
+def _cumsum(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Scan(axis, reverse):
+            return lax.cumsum(_cast(xs[0], n.dtype), axis, reverse)
+    raise mismatch(n.op, n.attrs)
+
+
 def _matmul(xs: Sequence[Array], n: Node) -> Array:
     sig = signature(n.op, *(o.dtype for o in n.operands))
     return _cast(jnp.matmul(_cast(xs[0], sig[0]), _cast(xs[1], sig[1]), precision=HIGHEST),
@@ -312,6 +321,16 @@ def _tensordot(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Contract(axes_a, axes_b):
             return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
+    raise mismatch(n.op, n.attrs)
+
+
+def _conv(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Conv(strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+            lhs, rhs = (_cast(x, n.dtype) for x in xs)  # layouts NCH..., OIH...: lax's defaults
+            return lax.conv_general_dilated(
+                lhs, rhs, strides, padding, lhs_dilation, rhs_dilation,
+                feature_group_count=groups, batch_group_count=batch_groups, precision=HIGHEST)
     raise mismatch(n.op, n.attrs)
 
 
@@ -367,7 +386,8 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
     Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
     Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.CUMSUM: _cumsum,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
     Op.SHARD: _shard,

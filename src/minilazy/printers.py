@@ -19,11 +19,13 @@ from minilazy.attrs import (
     Cast,
     Constant,
     Contract,
+    Conv,
     Index,
     Iota,
     NoAttrs,
     Permute,
     Reduce,
+    Scan,
     Sharding,
     ToShape,
 )
@@ -63,6 +65,11 @@ def attrs_text(attrs: Attrs) -> str:
             return f"axes={axes}"
         case Axis(axis):
             return f"axis={axis}"
+        case Conv(strides, padding, lhs, rhs, groups, batch):
+            return (f"strides={strides} padding={padding} lhs_dilation={lhs} rhs_dilation={rhs}"
+                    f" groups={groups} batch_groups={batch}")
+        case Scan(axis, reverse):
+            return f"axis={axis}" + (" reverse" if reverse else "")
         case Sharding(mesh, _):
             grid = ",".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.shape))
             return f"spec={attrs.spec} mesh=[{grid}]"

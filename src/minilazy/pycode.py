@@ -21,9 +21,11 @@ from minilazy.attrs import (
     Axis,
     Constant,
     Contract,
+    Conv,
     Index,
     Permute,
     Reduce,
+    Scan,
     Sharding,
     mismatch,
 )
@@ -102,6 +104,24 @@ def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
             keep = ", keepdims=True" if keepdims else ""
             return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
     raise mismatch(n.op, n.attrs)
+
+
+def _cumsum(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Scan(axis, reverse):
+            if reverse:  # the VJP's scan from the end has no public function
+                return _replayed(name, n, args)
+            return [f"{name} = ml.cumulative_sum({args[0]}, axis={axis})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _conv(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Conv(strides, padding, lhs, rhs, groups, 1) if set(lhs) == {1} and all(
+                p >= 0 for pair in padding for p in pair):
+            return [f"{name} = ml.conv({args[0]}, {args[1]}, stride={strides!r}, "
+                    f"padding={padding!r}, dilation={rhs!r}, groups={groups})"]
+    return _replayed(name, n, args)  # the transposed convolutions of a VJP have no function
 
 
 def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -190,7 +210,8 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.WHERE: _call("where"),
     **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
                               Op.ALL)},
-    Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
+    Op.CUMSUM: _cumsum,
+    Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.SHARD: _shard,

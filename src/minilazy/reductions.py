@@ -12,10 +12,11 @@ import math
 from collections.abc import Sequence
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Contract, Reduce
+from minilazy.attrs import NONE, Axis, Contract, Reduce, Scan, ToShape
+from minilazy.creation import full
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import astype
-from minilazy.infer import normalize_axes
+from minilazy.infer import describe, normalize_axes
 from minilazy.ir import Op
 from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
@@ -131,6 +132,37 @@ def all(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
         False
     """
     return _reduce(Op.ALL, x, axis, keepdims)
+
+
+def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+                   include_initial: bool = False) -> Tensor:
+    """Running sums along ``axis``: element ``i`` is the sum of elements ``0..i`` (one op).
+
+    As NumPy 2's ``np.cumulative_sum``: ``axis`` may be left out only when ``x`` has at most one
+    dimension; integers accumulate in int64/uint64 as :func:`sum` does (``dtype`` overrides);
+    ``include_initial`` starts with the empty sum, 0, so the axis grows by one.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.cumulative_sum(ml.asarray([1, 2, 3]), include_initial=True).tolist()
+        [0, 1, 3, 6]
+    """
+    if x.ndim == 0:  # NumPy scans a 0-d array as one element
+        x = record(Op.RESHAPE, (x._node,), ToShape((1,)), x.device)
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError(f"cumulative_sum: axis is required for {describe(x._node)}, which "
+                             "has more than one dimension")
+        axis = 0
+    (a,) = normalize_axes("cumulative_sum", axis, x.ndim)
+    d = None if dtype is None else dtypes.canonical(dtype)
+    scanned = record(Op.CUMSUM, (x._node if d is None else astype(x, d)._node,), Scan(a, False),
+                     x.device)
+    out = scanned if d is None else astype(scanned, d, copy=False)
+    if not include_initial:
+        return out
+    zero = full((*x.shape[:a], 1, *x.shape[a + 1:]), 0, out.dtype, x.device)
+    return record(Op.CONCAT, (zero._node, out._node), Axis(a), x.device)
 
 
 def _mean_dtypes(x: Tensor) -> tuple[DType, DType]:

@@ -19,12 +19,14 @@ from minilazy.attrs import (
     Axes,
     Axis,
     Contract,
+    Conv,
     Gap,
     Index,
     Iota,
     NewAxis,
     Permute,
     Reduce,
+    Scan,
     Take,
     ToShape,
     mismatch,
@@ -34,6 +36,7 @@ from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
 from minilazy.tracer import Tensor
+from minilazy.windows import dilated
 
 Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -88,6 +91,17 @@ def _reduction(fn: Callable[..., Any]) -> Rule:
     return rule
 
 
+def _cumsum(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Scan(axis, reverse):
+            x = xs[0].astype(n.dtype)
+            with np.errstate(all="ignore"):
+                if reverse:  # from the end: the sums of the suffixes
+                    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
+                return np.cumsum(x, axis)
+    raise mismatch(n.op, n.attrs)
+
+
 def _matmul(xs: Sequence[Array], n: Node) -> Array:
     sig = signature(n.op, *(o.dtype for o in n.operands))
     with np.errstate(all="ignore"):
@@ -100,6 +114,39 @@ def _tensordot(xs: Sequence[Array], n: Node) -> Array:
             a, b = (x.astype(n.dtype) for x in xs)
             with np.errstate(all="ignore"):
                 return np.asarray(np.tensordot(a, b, (axes_a, axes_b)))
+    raise mismatch(n.op, n.attrs)
+
+
+def _spread(x: Array, dilation: tuple[int, ...]) -> Array:
+    """``x`` with ``d - 1`` zeros between neighbours along each spatial axis (2, 3, ...)."""
+    shape = (*x.shape[:2], *(dilated(n, d) for n, d in zip(x.shape[2:], dilation)))
+    out = np.zeros(shape, x.dtype)
+    every: tuple[slice, ...] = (slice(None),) * 2 + tuple(slice(None, None, d) for d in dilation)
+    out[every] = x
+    return out
+
+
+def _conv(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Conv(strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+            x, w = _spread(xs[0].astype(n.dtype), lhs_dilation), _spread(xs[1], rhs_dilation)
+            x = np.pad(x, [(0, 0)] * 2 + [(max(lo, 0), max(hi, 0)) for lo, hi in padding])
+            crop: tuple[slice, ...] = (slice(None),) * 2 + tuple(  # negative padding crops
+                slice(max(-lo, 0), x.shape[2 + k] - max(-hi, 0))
+                for k, (lo, hi) in enumerate(padding))
+            x = x[crop]
+            nd, (b, g), (o, c) = len(strides), (batch_groups, groups), w.shape[:2]
+            view = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], tuple(range(2, 2 + nd)))
+            step: tuple[slice, ...] = (slice(None),) * 2 + tuple(
+                slice(None, None, st) for st in strides) + (slice(None),) * nd
+            windows = view[step]
+            # batch split into b groups and channels into g (one of them is 1); the filter's
+            # output channels split into b * g groups, each seeing its own part of the input
+            windows = windows.reshape(b, x.shape[0] // b, g, c, *windows.shape[2:])
+            w = w.astype(n.dtype).reshape(b, g, o // (b * g), c, *w.shape[2:])
+            at, k = "pqrstu"[:nd], "ijklmv"[:nd]  # result positions, positions in the window
+            out = np.einsum(f"bngc{at}{k},bgoc{k}->nbgo{at}", windows, w)
+            return np.asarray(out.reshape(out.shape[0], o, *out.shape[4:]))
     raise mismatch(n.op, n.attrs)
 
 
@@ -170,7 +217,8 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.SUM: _reduction(np.sum), Op.PROD: _reduction(np.prod), Op.MAX: _reduction(np.max),
     Op.MIN: _reduction(np.min), Op.ARGMAX: _reduction(np.argmax),
     Op.ARGMIN: _reduction(np.argmin), Op.ANY: _reduction(np.any), Op.ALL: _reduction(np.all),
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.CUMSUM: _cumsum,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,

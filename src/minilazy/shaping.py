@@ -1,18 +1,21 @@
 """Shape functions: reshape, permute_dims, squeeze, concat, stack, flip, take and friends.
 
 Part of the tracer layer's public namespace. Each is one recorded op (``expand_dims`` and
-``squeeze`` are reshapes; ``stack`` is reshapes and a concat); XLA turns most of them into
-index arithmetic inside fused kernels, so they cost no copies. Never imports jax.
+``squeeze`` are reshapes; ``stack`` is reshapes and a concat; ``tril``/``triu`` an iota mask and
+a ``where``; ``take_along_axis`` one integer-array index); XLA turns most of them into index
+arithmetic inside fused kernels, so they cost no copies. Never imports jax.
 """
 
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 
 from minilazy import dtypes
-from minilazy.attrs import Axes, Axis, Permute, ToShape
-from minilazy.infer import describe, integers, normalize_axes
+from minilazy.attrs import Axes, Axis, Iota, Permute, ToShape
+from minilazy.elementwise import where
+from minilazy.infer import broadcast_shapes, describe, integers, normalize_axes
 from minilazy.ir import Op, ShapeError
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
@@ -176,3 +179,75 @@ def take(x: Tensor, indices: TensorLike, axis: int | None = None) -> Tensor:
         raise TypeError(f"take: indices must be integers, got {describe(idx._node)}")
     (a,) = normalize_axes("take", axis, x.ndim)
     return x[(slice(None),) * a + (idx,)]
+
+
+def _counting(shape: tuple[int, ...], axis: int, x: Tensor) -> Tensor:
+    """An int64 iota of ``shape`` counting along ``axis``: recorded, never transferred."""
+    return record(Op.IOTA, (), Iota(shape, axis, dtypes.CODE[dtypes.int64]), x.device)
+
+
+def _band(name: str, x: Tensor, k: int, lower: bool) -> Tensor:
+    """``x`` with the elements of its last two axes outside a band set to zero."""
+    if x.ndim < 2:
+        raise ValueError(f"{name}: x must have at least two dimensions, got {describe(x._node)}")
+    m, n = x.shape[-2:]
+    k = max(-m, min(n, operator.index(k)))  # the same band, and a k that fits in int64
+    above = _counting((m, n), 1, x) - _counting((m, n), 0, x)  # column - row: the diagonal's k
+    # k is a Python int, so a scalar parameter: another diagonal reuses the compiled program
+    keep = above <= k if lower else above >= k
+    return where(keep, x, False if x.dtype == dtypes.bool_ else 0)
+
+
+def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The lower triangle of each matrix in ``x`` (its last two axes), zeros above diagonal ``k``.
+
+    Recorded as an iota comparison and a ``where``, so its gradient needs no rule of its own.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.tril(ml.ones((2, 3), dtype=ml.int64)).tolist()
+        [[1, 0, 0], [1, 1, 0]]
+    """
+    return _band("tril", x, k, lower=True)
+
+
+def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
+    """The upper triangle of each matrix in ``x`` (its last two axes), zeros below diagonal ``k``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.triu(ml.ones((2, 3), dtype=ml.int64), k=1).tolist()
+        [[0, 1, 1], [0, 0, 1]]
+    """
+    return _band("triu", x, k, lower=False)
+
+
+def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
+    """Elements of ``x`` picked along ``axis`` by ``indices``, which has as many axes as ``x``.
+
+    As NumPy's ``np.take_along_axis``: the other axes of ``x`` and ``indices`` broadcast. Recorded
+    as one integer-array index (an iota per other axis), so its gradient is getitem's
+    scatter-add. Out-of-range index values are clamped (they are data, unknown when recorded).
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([[10, 30, 20], [60, 40, 50]])
+        >>> ml.take_along_axis(x, ml.asarray([[0], [2]]), axis=1).tolist()
+        [[10], [50]]
+    """
+    if indices.dtype not in dtypes.INTEGER:
+        raise IndexError(f"take_along_axis: indices must be integers, got "
+                         f"{describe(indices._node)}")
+    if indices.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices {describe(indices._node)} and x "
+                         f"{describe(x._node)} must have the same number of dimensions")
+    (a,) = normalize_axes("take_along_axis", axis, x.ndim)
+    try:  # the other axes broadcast; checked here, so the error names both operands
+        broadcast_shapes("take_along_axis", tuple(n for i, n in enumerate(x.shape) if i != a),
+                         tuple(n for i, n in enumerate(indices.shape) if i != a))
+    except ShapeError:  # NumPy's error type: an index that does not fit is an IndexError
+        raise IndexError(f"take_along_axis: indices {describe(indices._node)} do not broadcast "
+                         f"with x {describe(x._node)} off axis {a}") from None
+    index = [indices if i == a else _counting(tuple(n if j == i else 1 for j in range(x.ndim)),
+                                              i, x) for i, n in enumerate(x.shape)]
+    return x[tuple(index)]

@@ -20,6 +20,7 @@ from minilazy.dtypes import DType, Scalar
 from minilazy.host import check_power, host_data
 from minilazy.indexing import Item, index_spec, masked_fill
 from minilazy.infer import INFER, describe
+from minilazy.interop import ArrayAPIMethods
 from minilazy.ir import Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
 from minilazy.scalars import is_weak, scalar, weak_scalar
@@ -134,7 +135,7 @@ def _check_size_one(t: Tensor, what: str) -> None:
         raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})")
 
 
-class Tensor:
+class Tensor(ArrayAPIMethods):
     """A lazy n-dimensional array: ops on it are recorded, not run, until a barrier.
 
     Make tensors with ``ml.asarray`` and the creation functions, not with this constructor.
@@ -278,9 +279,7 @@ class Tensor:
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else format(self.item(), spec)
 
-    def to(self, device: Device) -> Tensor:
-        """This tensor on ``device`` (itself when already there)."""
-        return self if device == self._device else backend().copy_to(self, device)
+    to = ArrayAPIMethods.to_device  # the short name, as in torch: t.to(device)
 
     # -- elementwise dunders: recorded ---------------------------------------------------------
     def __add__(self, o: TensorLike) -> Tensor: return binary(Op.ADD, self, o)
