@@ -28,6 +28,8 @@ def lint(session: nox.Session) -> None:
 def demo(session: nox.Session) -> None:
     session.install(".")
     session.run("python", "-m", "minilazy")
+    session.run("python", "-m", "minilazy", "--model", "cnn")
+    session.run("python", "-m", "minilazy", "--model", "transformer")
 
 
 @nox.session

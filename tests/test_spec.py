@@ -57,8 +57,8 @@ def test_rule_behaviour_is_tested_once_in_the_suite_not_in_the_engine_tests():
     assert not {name: ids for name, ids in tagged.items() if ids}
 
 
-KINDS = {"elementwise", "select", "conversion", "reduction", "linalg", "shape", "index",
-         "search", "set", "creation"}
+KINDS = {"elementwise", "select", "conversion", "reduction", "scan", "linalg", "shape",
+         "triangle", "index", "search", "set", "creation"}
 TOLERANCES = {"exact", "ulp", "loose", "reduction"}
 DOMAINS = {"", "shift", "exponent", "trig", "bounded", "unit", "cast", "index", "divisor"}
 # An op without a function of its own is a Tensor method; only indexing is.

@@ -25,7 +25,8 @@ LAYERS = [
      "composites", "manipulation", "convolution", "nn", "optim", "random"},
     {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
     {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
-    {"reference"}, {"datasets", "info"}, {"__init__", "demo", "__main__", "launch"},
+    {"reference"}, {"datasets", "corpus", "info"},
+    {"__init__", "demo", "models", "__main__", "launch"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
 JAX_ALLOWED = {"lowering", "runtime"}

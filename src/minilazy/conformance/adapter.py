@@ -14,6 +14,7 @@ its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, ke
 ``x[key] = value``, which rebinds ``x`` and returns it; keys hold ints, slices, ``None``,
 ``Ellipsis``, integer index arrays as the implementation's tensors, and lists of ints (index
 lists, known on the host); with capability ``dynamic``, also boolean masks as tensors.
+Convolution and pooling are methods of their own (capability ``conv``), in torch's layout.
 
 An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
 every op of the registry) says which, and the suite skips tests of the others.
@@ -53,6 +54,7 @@ CAPABILITIES = frozenset({
     "dynamic",    # ops whose result shape depends on data: nonzero, unique_*, x[mask]
     "fallbacks",  # counters().fallbacks: data-dependent op calls run on the host
     "no_fallback",  # no_fallback(): a context in which host fallbacks raise RuntimeError
+    "conv",       # conv2d, max_pool2d, avg_pool2d: convolution and pooling in torch's layout
 })
 
 # The variable that names an implementation when ``--lazy-impl`` does not.
@@ -305,6 +307,30 @@ class OptionalAdapter(Adapter, Protocol):
         """A context in which an op that would run on the host raises ``RuntimeError``.
 
         Capability ``no_fallback`` (minilazy: ``ml.policy(fallback="error")``).
+        """
+
+    def conv2d(self, x: Any, w: Any, b: Any = None, *, stride: int | tuple[int, int] = 1,
+               padding: int | tuple[int, int] = 0, dilation: int | tuple[int, int] = 1,
+               groups: int = 1) -> Any:
+        """As torch's ``conv2d``: ``x`` (N, C, H, W), ``w`` (O, C / groups, kH, kW), ``b`` (O,).
+
+        Zero padding; capability ``conv``.
+        """
+
+    def max_pool2d(self, x: Any, kernel_size: int | tuple[int, int],
+                   stride: int | tuple[int, int] | None = None,
+                   padding: int | tuple[int, int] = 0) -> Any:
+        """As torch's ``max_pool2d`` of ``x`` (N, C, H, W).
+
+        -inf padding, ``stride`` defaulting to ``kernel_size``; capability ``conv``.
+        """
+
+    def avg_pool2d(self, x: Any, kernel_size: int | tuple[int, int],
+                   stride: int | tuple[int, int] | None = None,
+                   padding: int | tuple[int, int] = 0) -> Any:
+        """As torch's ``avg_pool2d`` of ``x`` (N, C, H, W).
+
+        Padded zeros count in the mean; capability ``conv``.
         """
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:

@@ -18,6 +18,8 @@ from minilazy.conformance.adapter import Counters
 from minilazy.conformance.base import INPLACE
 from minilazy.conformance.registry import ops
 
+Pair = int | tuple[int, int]
+
 
 class MinilazyAdapter:
     """minilazy on one platform, as the conformance suite drives it.
@@ -37,7 +39,7 @@ class MinilazyAdapter:
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
                 "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
-                "no_fallback"}
+                "no_fallback", "conv"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
@@ -67,6 +69,20 @@ class MinilazyAdapter:
         if spec.kind == "creation":
             kwargs.setdefault("device", self.device)
         return getattr(ml, op)(*args, **kwargs)
+
+    def conv2d(self, x: ml.Tensor, w: ml.Tensor, b: ml.Tensor | None = None, *,
+               stride: Pair = 1, padding: Pair = 0, dilation: Pair = 1,
+               groups: int = 1) -> ml.Tensor:
+        return ml.nn.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation,
+                            groups=groups)
+
+    def max_pool2d(self, x: ml.Tensor, kernel_size: Pair, stride: Pair | None = None,
+                   padding: Pair = 0) -> ml.Tensor:
+        return ml.nn.max_pool2d(x, kernel_size, stride, padding)
+
+    def avg_pool2d(self, x: ml.Tensor, kernel_size: Pair, stride: Pair | None = None,
+                   padding: Pair = 0) -> ml.Tensor:
+        return ml.nn.avg_pool2d(x, kernel_size, stride, padding)
 
     def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
         result: ml.Tensor = INPLACE[op](x, other)

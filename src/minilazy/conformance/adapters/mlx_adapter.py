@@ -13,9 +13,11 @@ compiles or executions and exposes no graph key, IR or pending state: rules need
 
 The adapter translates spelling only: NumPy dtypes to MLX's (also on the way in, where
 ``mx.array`` would turn float64 data into float32), ``correction`` to ``ddof``, ``dtype=`` of
-``sum`` and ``prod`` to a cast of the input, tuples to what MLX takes. It never casts a result,
+``sum`` and ``prod`` to a cast of the input, ``include_initial`` of ``cumulative_sum`` (MLX's
+``cumsum``) to a 0 padded in front, tuples to what MLX takes. It never casts a result,
 picks a dtype or converts an exception: MLX's dtype rules are stated in ``DTYPE_POLICY``, and
-every other difference is a finding.
+every other difference is a finding. Convolution and pooling (``conv``) are ``mx.conv2d``,
+``nn.MaxPool2d`` and ``nn.AvgPool2d`` with torch's layout transposed to MLX's and back.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from minilazy.conformance.base import BaseAdapter
 
 try:
     import mlx.core as mx
+    from mlx.nn.layers.pooling import AvgPool2d, MaxPool2d
 except ImportError as error:  # the suite skips this adapter's tests on ImportError
     raise ImportError("the MLX adapter needs MLX: pip install mlx mlx-cpu") from error
 
@@ -44,7 +47,8 @@ TO_NUMPY: dict[Any, np.dtype[Any]] = {v: k for k, v in TO_MLX.items()}
 # floats, int / int, the mean of ints, int64 with uint64) and int32 the default int (arange,
 # Python ints, sums of small ints); argmax gives uint32; float functions of bool, int8, uint8
 # give float32 (NumPy: float16); an integer with a float keeps the float's dtype (int16 +
-# float16 is float16); matmul and tensordot take floats only.
+# float16 is float16); cumulative sums keep small integer dtypes; matmul and tensordot take
+# floats only; conv2d takes no float64.
 DTYPE_POLICY = DtypePolicy(
     default_float="float32", default_int="int32", index="uint32",
     promotion={**{f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
@@ -52,9 +56,12 @@ DTYPE_POLICY = DtypePolicy(
                **{small: "float32" for small in ("bool", "int8", "uint8")},
                # sums and products of small unsigned ints are uint32 (NumPy: uint64)
                **{f"{r}:{u}": "uint32" for r in ("sum", "prod") for u in ("uint8", "uint16",
-                                                                        "uint32")}},
-    unsupported=frozenset(f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
-                          if not d.startswith("float")))
+                                                                        "uint32")},
+               # cumulative sums keep the integer dtype (NumPy: int64 or uint64)
+               **{f"cumulative_sum:{i}": i for i in ("int8", "int16", "uint8", "uint16",
+                                                     "uint32")}},
+    unsupported=frozenset({f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
+                           if not d.startswith("float")} | {"conv2d:float64"}))
 
 
 def _ddof(correction: float) -> int:
@@ -67,7 +74,7 @@ class MlxAdapter(BaseAdapter):
     """``mlx.core`` on the CPU, as the conformance suite drives it."""
 
     name, version, namespace = "mlx-cpu", metadata.version("mlx"), mx
-    capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff"})
+    capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff", "conv"})
     dtype_policy = DTYPE_POLICY
     repro_namespace = "mx"
     repro_prelude = """
@@ -106,6 +113,23 @@ def value(x): return np.array(x)
         g = mx.grad(f, argnums=list(argnums))  # one argnum: the gradient itself, not a tuple
         return lambda *xs: (g(*xs),) if len(argnums) == 1 else tuple(g(*xs))
 
+    # -- convolution and pooling: MLX's layout is (N, H, W, C), filters (O, kH, kW, C / groups) --
+    def conv2d(self, x: Any, w: Any, b: Any = None, *, stride: Any = 1, padding: Any = 0,
+               dilation: Any = 1, groups: int = 1) -> Any:
+        y = mx.conv2d(mx.transpose(x, (0, 2, 3, 1)), mx.transpose(w, (0, 2, 3, 1)),
+                      stride=stride, padding=padding, dilation=dilation, groups=groups)
+        y = mx.transpose(y, (0, 3, 1, 2))
+        return self._track(y if b is None else y + mx.reshape(b, (1, -1, 1, 1)))
+
+    def max_pool2d(self, x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
+        return self._pool(MaxPool2d(kernel_size, stride, padding), x)
+
+    def avg_pool2d(self, x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
+        return self._pool(AvgPool2d(kernel_size, stride, padding), x)
+
+    def _pool(self, pool: Callable[[Any], Any], x: Any) -> Any:
+        return self._track(mx.transpose(pool(mx.transpose(x, (0, 2, 3, 1))), (0, 3, 1, 2)))
+
     # -- ops MLX spells differently -----------------------------------------------------------
     def op_clip(self, x: Any, min: Any = None, max: Any = None) -> Any:
         return mx.clip(x, min, max)
@@ -118,6 +142,16 @@ def value(x): return np.array(x)
 
     def op_prod(self, x: Any, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> Any:
         return mx.prod(x if dtype is None else x.astype(dtype), axis=axis, keepdims=keepdims)
+
+    def op_cumulative_sum(self, x: Any, axis: int | None = None, dtype: Any = None,
+                          include_initial: bool = False) -> Any:
+        """``mx.cumsum``; with ``include_initial``, a 0 padded before the first sum."""
+        y = mx.cumsum(x, axis, dtype=dtype)
+        if not include_initial:
+            return y
+        widths = [(0, 0)] * y.ndim
+        widths[(0 if axis is None else axis) % y.ndim] = (1, 0)  # axis None: y is 1-d
+        return mx.pad(y, widths)
 
     def op_var(self, x: Any, axis: Any = None, correction: float = 0.0,
                keepdims: bool = False) -> Any:

@@ -10,8 +10,12 @@ launches, copies included), is capability ``executions``; ``Tensor.gradient`` re
 
 The adapter translates spelling only (``keepdims`` is ``keepdim``, ``concat`` is ``Tensor.cat``,
 NumPy dtypes become tinygrad's); it never casts values, picks a dtype or converts an exception.
-Ops tinygrad has no function for (``expm1``, ``log1p``, ``atan2``, ``tensordot``) are
-unsupported. ``TINYGRAD_POLICY`` states tinygrad's dtype rules.
+``tril``/``triu`` take ``diagonal``, ``cumulative_sum`` is ``cumsum`` on the input cast to
+``dtype`` with a 0 padded in front for ``include_initial``. Ops tinygrad has no function for
+(``expm1``, ``log1p``, ``atan2``, ``tensordot``, ``take_along_axis``: ``Tensor.gather``
+neither broadcasts nor wraps negative indices) are unsupported. ``TINYGRAD_POLICY`` states
+tinygrad's dtype rules. Convolution and pooling (``conv``) are ``Tensor.conv2d``,
+``max_pool2d`` and ``avg_pool2d``, in torch's layout already.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import numpy as np
 from minilazy.conformance.adapter import Counters, DtypePolicy
 from minilazy.conformance.base import OPERATORS as BASE_OPERATORS
 from minilazy.conformance.base import BaseAdapter
+from minilazy.conformance.windows import pair
 
 try:
     from tinygrad.device import Device
@@ -70,12 +75,18 @@ def _map(tree: Any, fn: Callable[[Any], Any]) -> Any:
     return fn(tree)
 
 
+def _padding(padding: Any) -> Any:
+    """Torch's (H, W) padding as tinygrad's per-side padding (left, right, top, bottom)."""
+    ph, pw = pair(padding)
+    return (pw, pw, ph, ph)
+
+
 class TinygradAdapter(BaseAdapter):
     """tinygrad's ``Tensor`` on the ``CPU`` device, as the conformance suite drives it."""
 
     name, version, namespace = "tinygrad-cpu", metadata.version("tinygrad"), Tensor
     capabilities = frozenset({"executions", "pending", "metadata", "float64", "setitem",
-                              "sync", "autodiff"})
+                              "sync", "autodiff", "conv"})
     dtype_policy = TINYGRAD_POLICY
     renames = {"negative": "neg", "bitwise_invert": "bitwise_not", "astype": "cast",
                "permute_dims": "permute", "broadcast_to": "expand"}
@@ -154,6 +165,36 @@ def value(x): return x.numpy()
         if axis is None:
             return x.flatten()[indices]
         return x[(slice(None),) * (axis % x.ndim) + (indices,)]
+
+    def op_cumulative_sum(self, x: Any, axis: int | None = None, dtype: Any = None,
+                          include_initial: bool = False) -> Any:
+        if axis is None:  # 1-d x only: flattened, as NumPy does
+            x, axis = x.flatten(), 0
+        x = x if dtype is None else x.cast(dtype)
+        axis %= x.ndim
+        y = x.cumsum(axis)
+        if not include_initial:
+            return y
+        return y.pad(tuple((1, 0) if i == axis else (0, 0) for i in range(y.ndim)))
+
+    def op_tril(self, x: Any, k: int = 0) -> Any:
+        return x.tril(diagonal=k)
+
+    def op_triu(self, x: Any, k: int = 0) -> Any:
+        return x.triu(diagonal=k)
+
+    def conv2d(self, x: Any, w: Any, b: Any = None, *, stride: Any = 1, padding: Any = 0,
+               dilation: Any = 1, groups: int = 1) -> Any:
+        return self._track(x.conv2d(w, b, groups=groups, stride=stride, dilation=dilation,
+                                    padding=_padding(padding)))
+
+    def max_pool2d(self, x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
+        return self._track(x.max_pool2d(pair(kernel_size), stride=stride,
+                                        padding=_padding(padding)))
+
+    def avg_pool2d(self, x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0) -> Any:
+        return self._track(x.avg_pool2d(pair(kernel_size), stride=stride,
+                                        padding=_padding(padding)))
 
     def op_asarray(self, obj: Any, dtype: Any = None) -> Any:
         return Tensor(obj, dtype=dtype, device="CPU")

@@ -11,7 +11,9 @@ torch is imported by the factories, never by this module, which imports without 
 What the adapter translates, and what it does not. ``apply`` calls, for each spec op, the torch
 function (or Python operator) whose documented meaning is that op's: ``divide`` is ``/`` (true
 division), ``floor_divide`` ``//`` (floor rounding), ``remainder`` ``%`` (the divisor's sign),
-``round`` ``torch.round`` (half to even), ``take`` the indexing it is defined as. It translates
+``round`` ``torch.round`` (half to even), ``take`` the indexing it is defined as,
+``cumulative_sum`` ``torch.cumsum`` (a zero row in front for ``include_initial``),
+``take_along_axis`` ``torch.take_along_dim``, ``tril``/``triu`` take ``diagonal``. It translates
 the call's *spelling* where torch spells the same thing differently: ``axis`` and ``keepdims``
 become ``dim`` and ``keepdim``; ``axis=None`` names every axis; ``axis=()`` (no axis at all,
 which torch's ``dim=()`` does not mean) reduces a unit axis appended for the purpose;
@@ -31,9 +33,10 @@ peer, not about the adapter.
 Capabilities are the ones each peer really has: counters (read from its metrics after waiting
 for its device), graph keys (its graph hash), IR and compiled-program dumps, pending state (from
 the IR), ``sync``, ``setitem`` (torch's in-place ops rebind the tensor), 64-bit dtypes,
-metadata and gradients (torch.autograd); PyTorch/XLA also has an eager mode and buffer
-donation. Neither can forget its compiled programs (no ``reset``), cuts long graphs by itself
-(no ``autocut``), or has two devices here (no ``devices``).
+metadata, gradients (torch.autograd) and convolution and pooling (``conv``:
+``torch.nn.functional``'s, whose layout the oracle's is); PyTorch/XLA also has an eager mode
+and buffer donation. Neither can forget its compiled programs (no ``reset``), cuts long graphs
+by itself (no ``autocut``), or has two devices here (no ``devices``).
 
 Test coverage: this module runs only where torch is installed (the peers' environments), so
 minilazy's own test suite exercises nothing here but the doctests below; the oracle's runs on
@@ -65,6 +68,7 @@ AxisArg: TypeAlias = "int | Sequence[int] | None"
 ShapeArg: TypeAlias = "int | Sequence[int]"
 DTypeArg: TypeAlias = "np.dtype[Any] | str | None"
 Number: TypeAlias = bool | int | float
+PairArg: TypeAlias = "int | tuple[int, int]"
 # The dtypes the suite draws (strategies.DTYPES), by name: torch has each of them.
 DTYPE_NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                "uint64", "float16", "float32", "float64")
@@ -89,6 +93,7 @@ SUPPORTED = frozenset({*OPERATORS, *TENSOR_ONLY, *UNARY, *REDUCE_DIMS, "var", "s
                        "argmax", "argmin", "where", "clip", "astype", "matmul", "tensordot",
                        "reshape", "permute_dims", "expand_dims", "squeeze", "broadcast_to",
                        "flip", "matrix_transpose", "concat", "stack", "take", "getitem",
+                       "cumulative_sum", "tril", "triu", "take_along_axis",
                        "setitem", "asarray", "zeros", "ones", "full", "eye", "arange",
                        "linspace", "zeros_like", "ones_like", "full_like"})
 
@@ -349,6 +354,46 @@ class TorchLazyAdapter:
         # The Array API defines take(x, i, axis=a) as x[:, ..., :, i] with a slices before i.
         return x[(slice(None),) * _axes(x.dim(), axis)[0] + (indices,)]
 
+    def _cumulative_sum(self, x: TorchTensor, axis: int | None = None, dtype: DTypeArg = None,
+                        include_initial: bool = False) -> TorchTensor:
+        if axis is None:  # 1-d x only (NumPy flattens): the flattened tensor
+            x, axis = x.reshape(-1), 0
+        y = self.torch.cumsum(x, dim=axis, dtype=self._dtype(dtype))
+        if not include_initial:
+            return y
+        zeros = list(y.shape)
+        zeros[_axes(y.dim(), axis)[0]] = 1
+        return self.torch.cat([y.new_zeros(zeros), y], dim=axis)
+
+    def _tril(self, x: TorchTensor, k: int = 0) -> TorchTensor:
+        return self.torch.tril(x, diagonal=k)
+
+    def _triu(self, x: TorchTensor, k: int = 0) -> TorchTensor:
+        return self.torch.triu(x, diagonal=k)
+
+    def _take_along_axis(self, x: TorchTensor, indices: TorchTensor,
+                         axis: int = -1) -> TorchTensor:
+        return self.torch.take_along_dim(x, indices, dim=axis)
+
+    # -- convolution and pooling (capability ``conv``): torch.nn.functional, the oracle's layout --
+
+    def conv2d(self, x: TorchTensor, w: TorchTensor, b: TorchTensor | None = None, *,
+               stride: PairArg = 1, padding: PairArg = 0, dilation: PairArg = 1,
+               groups: int = 1) -> TorchTensor:
+        """``torch.nn.functional.conv2d``."""
+        return self.torch.nn.functional.conv2d(x, w, b, stride=stride, padding=padding,
+                                               dilation=dilation, groups=groups)
+
+    def max_pool2d(self, x: TorchTensor, kernel_size: PairArg, stride: PairArg | None = None,
+                   padding: PairArg = 0) -> TorchTensor:
+        """``torch.nn.functional.max_pool2d``."""
+        return self.torch.nn.functional.max_pool2d(x, kernel_size, stride, padding)
+
+    def avg_pool2d(self, x: TorchTensor, kernel_size: PairArg, stride: PairArg | None = None,
+                   padding: PairArg = 0) -> TorchTensor:
+        """``torch.nn.functional.avg_pool2d`` (padded zeros count, its default)."""
+        return self.torch.nn.functional.avg_pool2d(x, kernel_size, stride, padding)
+
     def _getitem(self, x: TorchTensor, key: Any) -> TorchTensor:
         return x[key]
 
@@ -449,7 +494,7 @@ class LtcAdapter(TorchLazyAdapter):
 
     name = "torch-lazy"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff"})
+                              "float64", "metadata", "autodiff", "conv"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.lazy = importlib.import_module("torch._lazy")
@@ -504,7 +549,7 @@ class XlaAdapter(TorchLazyAdapter):
 
     name = "torch-xla"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff", "eager", "donation"})
+                              "float64", "metadata", "autodiff", "eager", "donation", "conv"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.xla = importlib.import_module("torch_xla")

@@ -1,0 +1,76 @@
+"""The main job's CNN and Transformer (``minilazy.models``) train lazily: the loss falls, the
+first step compiles once, later steps never, and ``python -m minilazy --model`` runs them."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+
+import minilazy as ml
+from minilazy import models
+from minilazy.corpus import characters
+from minilazy.datasets import digits
+
+
+def _check(run: models.Run) -> None:
+    assert all(math.isfinite(v) for v in run.losses)
+    assert run.losses[-1] < run.losses[0]
+    assert run.first_compiles == 1  # the whole step, forward, backward and update, is one graph
+    assert run.later_compiles == 0  # new data, a new learning rate: the same program
+    assert run.cache_hits == len(run.losses) - 1
+    assert all(np.isfinite(t.numpy()).all() for t in run.params.values())
+
+
+def test_cnn_loss_falls_with_one_compile():
+    x, y = digits(256, seed=3)
+
+    def batch(i: int) -> tuple[ml.Tensor, ml.Tensor]:
+        lo = 32 * (i % 8)
+        return ml.asarray(x[lo:lo + 32]), ml.asarray(y[lo:lo + 32])
+
+    run = models.fit(models.cnn_loss, models.cnn_params(), batch, steps=8, lr=3e-3)
+    _check(run)
+    assert run.nodes > 100 and run.ops_per_step > 100
+
+
+def test_transformer_loss_falls_with_one_compile():
+    cfg = models.Config(layers=1, context=16)
+    _, ids = characters()
+    windows = np.stack([ids[s:s + cfg.context + 1] for s in range(0, 8 * 40, 40)])
+
+    def loss(p: models.Params, a: ml.Tensor, b: ml.Tensor) -> ml.Tensor:
+        return ml.nn.cross_entropy(models.transformer_logits(p, a, cfg), b)
+
+    run = models.fit(loss, models.transformer_params(cfg), lambda i: (
+        ml.asarray(windows[:, :-1]), ml.asarray(windows[:, 1:])), steps=6, lr=3e-3,
+        weight_decay=0.01)
+    _check(run)
+    assert run.losses[0] > 3.0  # about log(29) at the start: nothing learned yet
+
+
+def test_greedy_sampling_compiles_once_for_any_length():
+    p = models.transformer_params(models.Config(layers=1))
+    cfg = models.Config(layers=1)
+    models.sample(p, "a", 1, cfg)  # compiles the decoding program
+    before = ml.metrics().compiles
+    text = models.sample(p, "a lazy", 5, cfg)
+    assert len(text) == 11 and ml.metrics().compiles == before
+
+
+def test_main_job_runs_the_cnn_from_the_command_line():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    out = subprocess.run([sys.executable, "-m", "minilazy", "--model", "cnn", "--steps", "3"],
+                         capture_output=True, text=True, env=env, timeout=120, check=True).stdout
+    assert "a CNN" in out and "(records, 1 compile)" in out
+    assert "0 compiles in the steady state" in out and "test accuracy" in out
+
+
+def test_devices_is_for_the_mlp_only():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "minilazy", "--model", "cnn", "--devices", "2"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2 and "mlp" in proc.stderr
