@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.autodiff import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
 from minilazy.ir import Op
+from minilazy.vjps import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
 
 # Inputs where each function is smooth, away from kinks and domain edges (float64).
 SMOOTH = {

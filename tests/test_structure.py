@@ -24,7 +24,7 @@ LAYERS = [
     {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding", "searching",
      "composites", "manipulation", "convolution", "nn", "optim", "random"},
     {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
-    {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
+    {"vjps"}, {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets", "corpus", "info"},
     {"__init__", "demo", "models", "__main__", "launch"},
 ]

@@ -21,7 +21,6 @@ from jax import lax
 
 import minilazy as ml
 from minilazy import (
-    autodiff,
     barrier,
     donation,
     fallback,
@@ -33,6 +32,7 @@ from minilazy import (
     shaping,
     state,
     tracer,
+    vjps,
 )
 from minilazy import cut as cutting
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
@@ -306,8 +306,8 @@ def vjp_matmul_untransposed() -> MinilazyAdapter:
             return g @ b, a.mT @ g
         return real(g, y, xs, n)
 
-    real = autodiff.VJP[Op.MATMUL]
-    _set_table(autodiff.VJP, Op.MATMUL, matmul)
+    real = vjps.VJP[Op.MATMUL]
+    _set_table(vjps.VJP, Op.MATMUL, matmul)
     return cpu()
 
 
@@ -316,7 +316,7 @@ def vjp_broadcast_not_summed() -> MinilazyAdapter:
 
     It keeps their first slice instead.
     """
-    real = autodiff._fit
+    real = vjps.fit
 
     def fit(ct: Tensor, shape: tuple[int, ...], dtype: DType) -> Tensor:
         lead = ct.ndim - len(shape)
@@ -327,7 +327,7 @@ def vjp_broadcast_not_summed() -> MinilazyAdapter:
             ct = ct[(*[slice(None)] * lead, *index)]
         return real(ct, shape, dtype)
 
-    _set(autodiff, "_fit", fit)
+    _set(vjps, "fit", fit)
     return cpu()
 
 
