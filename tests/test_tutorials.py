@@ -66,7 +66,7 @@ CHECKPOINTS = {
           "each; the gradient's HLO has an all-reduce; a layout change compiles (sharding); 2 "
           "host fallbacks counted",
     "11": "checkpoint 11: one Transformer step is 1354 nodes, 1 compile then 5 cache hits; a new "
-          "sequence length compiled (op); padded, 0 compiles",
+          "sequence length compiled (shape); padded, 0 compiles",
 }
 
 CELL = re.compile(r"^```\{code-cell\}[^\n]*\n(.*?)^```[ \t]*$", re.M | re.S)

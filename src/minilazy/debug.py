@@ -2,8 +2,9 @@
 
 The top of the observability layer. It listens to every barrier (``barrier.LISTENERS``). Each
 compile is explained by diffing the new graph against the nearest graph compiled before (the
-longest common prefix of their linearisations) and naming the first node that differs: first
-sight, shape changed, dtype changed, attribute changed, new op, rewired inputs. When compiles
+most ops in common, then the longest common prefix of their linearisations) and naming an input
+that differs, else the first node that differs: first sight, shape changed, dtype changed,
+attribute changed, new op, rewired inputs. When compiles
 keep coming in a loop, a :class:`RecompileWarning` says so once, with the cause. Debug levels
 (``MINILAZY_DEBUG=1|2|3`` or ``with ml.debug(n):``) print one line per barrier, plus the IR,
 plus StableHLO.
@@ -15,7 +16,7 @@ import contextlib
 import os
 import sys
 import warnings
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
@@ -88,6 +89,31 @@ def _first_difference(a: Summary, b: Summary, field: slice = slice(0, 5)) -> int
     return min(len(a), len(b))
 
 
+def _leaves(s: Summary) -> Counter[tuple[str, tuple[int, ...], str]]:
+    return Counter((x[0], x[2], x[3]) for x in s if not x[4])
+
+
+def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] | None:
+    """The first input (data or scalar) of ``c`` that the other graph has no copy of.
+
+    Inputs are compared as multisets, apart from their positions: a barrier orders its roots
+    by digest, so a new input shape may reorder the whole linearisation, but the inputs that
+    changed still stand out (a batch of 16 where the cached graph read a batch of 32).
+    """
+    new, old = _leaves(mine) - _leaves(other), _leaves(other) - _leaves(mine)
+    if not new:
+        return None
+    i = next(i for i, x in enumerate(mine) if not x[4] and (x[0], x[2], x[3]) in new)
+    op, shape, dtype = mine[i][0], mine[i][2], mine[i][3]
+    node = c.order[i]
+    for kind, at, same in (("shape", 2, dtype), ("dtype", 1, shape)):  # the other part kept
+        if was := next((o for o in old if o[0] == op and o[at] == same), None):
+            return kind, (f"input %{i} {op} is {describe(node)}, was "
+                          f"{was[2]}[{','.join(map(str, was[1]))}]"), node
+    grew = "the graph grew: " if len(mine) > len(other) else ""
+    return "size", f"{grew}input %{i} {op} {describe(node)} is new", node
+
+
 def _placement(attrs: Attrs | None) -> str:
     if type(attrs) is not Sharding:
         return "on one device"
@@ -112,10 +138,16 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
     if not seen:
         return "first", "the first graph compiled", None
     mine = _summary(c)
-    # the nearest graph: the longest common prefix (the latest one on a tie)
-    best = max(range(len(seen)), key=lambda k: (_first_difference(mine, seen[k][0]), k))
+    # The nearest graph: the most ops in common (a new shape changes every shape and digest,
+    # so the linearisations may start apart), then the longest common prefix, then the latest.
+    ops = Counter((x[0], x[3]) for x in mine)
+    best = max(range(len(seen)), key=lambda k: (
+        (ops & Counter((x[0], x[3]) for x in seen[k][0])).total(),
+        _first_difference(mine, seen[k][0]), k))
     other, other_donated = seen[best]
     i = _first_difference(mine, other)
+    if i < max(len(mine), len(other)) and (changed := _new_input(c, mine, other)):
+        return changed
     if i == len(mine) == len(other):
         j = _first_difference(mine, other, slice(5, 6))
         if j < len(mine):
