@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
+from minilazy import autodiff
 from minilazy.ir import Op
 from minilazy.vjps import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
 
@@ -130,7 +131,7 @@ def test_every_op_has_a_vjp_rule():
     # The table is built from its parts: an op missing from all of them is missing from VJP.
     assert set(VJP) == set(Op)
     parts = [NOT_DIFFERENTIABLE, UNARY_VJP, BINARY_VJP, SHAPE_VJP]
-    assert sum(len(p) for p in parts) + 13 == len(Op)  # + the 13 rules listed in VJP itself
+    assert sum(len(p) for p in parts) + 15 == len(Op)  # + the 15 rules listed in VJP itself
     for p in parts[1:]:
         assert not set(p) & NOT_DIFFERENTIABLE, "an op both differentiable and not"
 
@@ -140,3 +141,90 @@ def test_same_argument_twice_gets_separate_gradients():
     gx, gy = ml.grad(lambda a, b: ml.sum(a * b * b), argnums=(0, 1))(x, x)
     np.testing.assert_allclose(gx.numpy(), V * V, rtol=1e-12)
     np.testing.assert_allclose(gy.numpy(), 2 * V * V, rtol=1e-12)
+
+
+# -- tapes: a backward pass recorded once per forward structure, then replayed ---------------------
+def _mlp(p, x):
+    h = ml.tanh(x @ p["w"] + p["b"])
+    return ml.mean(ml.nn.log_softmax(h, axis=-1)[:, 0]) + ml.sum(ml.where(h > 0, h, 0.0) ** 2)
+
+
+def _mlp_jax(p, x):
+    h = jnp.tanh(x @ p["w"] + p["b"])
+    return jnp.mean(jax.nn.log_softmax(h, axis=-1)[:, 0]) + jnp.sum(jnp.where(h > 0, h, 0.0) ** 2)
+
+
+def _grads(p, x):
+    value, g = ml.value_and_grad(_mlp)({k: ml.asarray(v) for k, v in p.items()}, ml.asarray(x))
+    return value, g, ml.graph(value, *g.values()).key
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.integers(1, 4), st.integers(1, 4), st.integers(2, 5), st.integers(0, 2**32 - 1))
+def test_a_taped_backward_pass_is_the_rules_graph_replayed(n, k, m, seed):
+    """The second gradient of a structure replays the first one's tape: no VJP rule runs, the
+    graph (its key) is the one the rules record, and the values are jax.grad's."""
+    rng = np.random.default_rng(seed)
+    ml.clear_cache()  # forgets the tapes too: the first call runs the rules
+    ml.reset_metrics()
+    runs = []
+    for _ in range(2):  # new data, same structure
+        p = {"w": rng.standard_normal((k, m)), "b": rng.standard_normal(m)}
+        x = rng.standard_normal((n, k))
+        runs.append((p, x, *_grads(p, x)))
+        assert ml.metrics().backward_replays == len(runs) - 1
+    assert runs[0][4] == runs[1][4]
+    for p, x, value, g, _ in runs:
+        with jax.enable_x64(True):
+            want_value, want = jax.value_and_grad(_mlp_jax)(p, x)
+        np.testing.assert_allclose(value.item(), float(want_value), rtol=1e-10)
+        for name in p:
+            np.testing.assert_allclose(g[name].numpy(), np.asarray(want[name]), rtol=1e-9,
+                                       atol=1e-12)
+
+
+def test_a_new_structure_or_policy_records_with_the_rules():
+    p = {"w": RNG.standard_normal((4, 3)), "b": RNG.standard_normal(3)}
+    ml.clear_cache()
+    ml.reset_metrics()
+    _grads(p, RNG.standard_normal((2, 4)))
+    _grads(p, RNG.standard_normal((5, 4)))  # a new batch size: a new structure
+    with ml.policy(special_scalars=True):  # scalars recorded otherwise: another tape
+        _grads(p, RNG.standard_normal((5, 4)))
+    with ml.eager():  # op by op: the rules run (and nothing is taped)
+        _, g, _ = _grads(p, RNG.standard_normal((5, 4)))
+        assert not g["w"].is_pending
+    assert ml.metrics().backward_replays == 0
+    _grads(p, RNG.standard_normal((5, 4)))
+    assert ml.metrics().backward_replays == 1
+
+
+def test_colliding_keys_never_replay_another_structure(monkeypatch):
+    """Every structure hashes alike here; a tape is replayed only for the structure it was
+    recorded for, so each gradient is still right."""
+    monkeypatch.setattr(autodiff, "hash", lambda _: 0, raising=False)
+    ml.clear_cache()
+    ml.reset_metrics()
+    for rows in (2, 3, 2):
+        p = {"w": RNG.standard_normal((4, 3)), "b": RNG.standard_normal(3)}
+        x = RNG.standard_normal((rows, 4))
+        _, g, _ = _grads(p, x)
+        with jax.enable_x64(True):
+            want = jax.grad(_mlp_jax)(p, x)
+        np.testing.assert_allclose(g["w"].numpy(), np.asarray(want["w"]), rtol=1e-9)
+    assert ml.metrics().backward_replays == 0 and len(autodiff.TAPES) == 1
+
+
+def test_a_replay_auto_cuts_like_the_rules_would():
+    p = {"w": RNG.standard_normal((4, 3)), "b": RNG.standard_normal(3)}
+    x = RNG.standard_normal((2, 4))
+    with jax.enable_x64(True):
+        want = jax.grad(_mlp_jax)(p, x)
+    ml.clear_cache()
+    _grads(p, x)  # taped
+    ml.reset_metrics()
+    with ml.policy(max_pending_nodes=40):  # the backward pass alone is longer
+        _, g, _ = _grads(p, x)
+        assert ml.metrics().barrier_causes["auto"] == 1 and not g["b"].is_pending
+    np.testing.assert_allclose(g["b"].numpy(), np.asarray(want["b"]), rtol=1e-9)
+    assert ml.metrics().backward_replays == 1

@@ -4,26 +4,93 @@ The layer above the barrier. ``grad(f)`` runs ``f`` (ordinary Python: loops, bra
 recursion) on tensors, which records its graph; then walks that graph from the output back to
 the inputs, applying one VJP rule per op from ``vjps.VJP``, a table keyed by ``Op``. The rules
 *record* ops too, so gradients are lazy tensors: forward, backward and an optimizer update cut
-into one graph at the next barrier. Never imports jax.
+into one graph at the next barrier. A backward pass is recorded once per forward structure
+(and taped): the next forward graph of that structure replays the tape, node for node, without
+running the rules. Never imports jax.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Final
 
 from minilazy import dtypes, vjps
-from minilazy.attrs import ToShape
+from minilazy.attrs import Attrs, ToShape
+from minilazy.cache import FORGET
 from minilazy.creation import full_like, zeros_like
 from minilazy.cut import linearize
-from minilazy.ir import Node, Op
+from minilazy.ir import Device, Node, Op, Shape
+from minilazy.metrics import COUNTERS
+from minilazy.state import ENGINE, backend, current_policy, user_site
 from minilazy.tracer import Tensor, handle, record
+
+# A tape: the backward graph recorded for one forward structure, replayed for the next forward
+# graph of that structure without running a single VJP rule. Each step is (op, attrs, shape,
+# dtype, payload, operand refs); a ref r >= 0 is step r's node, r < 0 the forward node ~r.
+Step = tuple[Op, Attrs, Shape, dtypes.DType, object, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
+class Tape:
+    """The backward graph of one forward structure, with what it was recorded for.
+
+    Attributes:
+        structure: the forward graph's digests, wiring and targets, the device, whether 0 and 1
+            are baked in (``special_scalars``):
+            compared in full on a hit, so two structures whose keys collide never share a tape.
+        steps: the backward nodes in post-order, operands before users.
+        results: the ref of each gradient.
+    """
+
+    structure: tuple[object, ...]
+    steps: tuple[Step, ...]
+    results: tuple[int, ...]
+
+
+TAPES: Final[OrderedDict[int, Tape]] = OrderedDict()  # least recently used first
+TAPE_LIMIT: Final = 64
+_LOCK: Final = threading.Lock()
+FORGET.append(TAPES.clear)  # ml.clear_cache() starts cold: rules run again (the oracle's mutants)
 
 
 def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
-    """The gradients of scalar ``out`` with respect to ``wrt``, recorded (lazy)."""
+    """The gradients of scalar ``out`` with respect to ``wrt``, recorded (lazy).
+
+    Replayed from a tape when a forward graph of the same structure was differentiated before;
+    else the VJP rules run, and what they recorded becomes the tape for the next time.
+    """
+    index = linearize([out._node])
+    order = tuple(index)
+    policy = current_policy()
+    structure = (tuple([n.digest for n in order]),
+                 tuple([index[o] for n in order for o in n.operands]),
+                 tuple([index.get(t._node, -1) for t in wrt]), out.device.code,
+                 policy.special_scalars)  # (the one setting that changes what is recorded)
+    key = hash(structure)
+    with _LOCK:  # threads differentiate concurrently; an LRU's reorder is not atomic
+        tape = TAPES.get(key)
+        if tape is not None:
+            TAPES.move_to_end(key)
+    if tape is not None and tape.structure == structure and not policy.eager:
+        return _replay(tape, order, out.device)
+    barriers = COUNTERS.barriers
+    grads = _run_rules(out, wrt, order)
+    if not policy.eager and COUNTERS.barriers == barriers:  # no auto-cut rebound a node midway
+        found = _tape(structure, index, [g._node for g in grads])
+        if found is not None:
+            with _LOCK:
+                TAPES[key] = found
+                if len(TAPES) > TAPE_LIMIT:
+                    TAPES.popitem(last=False)
+    return grads
+
+
+def _run_rules(out: Tensor, wrt: Sequence[Tensor], order: tuple[Node, ...]) -> list[Tensor]:
+    """The backward pass by the VJP rules, node by node from ``out`` back to ``wrt``."""
     targets = {t._node: i for i, t in enumerate(wrt)}
-    order = linearize([out._node])
     # Only nodes that depend on a target carry cotangents worth computing.
     reaches = set(targets)
     for node in order:
@@ -48,6 +115,55 @@ def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
             cotangents[o] = cotangents[o] + ct if o in cotangents else ct
     # (no `grads.get(i) or ...`: truth-testing a tensor would be an observation barrier)
     return [grads[i] if i in grads else zeros_like(t) for i, t in enumerate(wrt)]
+
+
+def _tape(structure: tuple[object, ...], forward: dict[Node, int], results: list[Node]
+          ) -> Tape | None:
+    """What the rules recorded below ``results``, as a tape; ``None`` if it cannot replay.
+
+    It cannot when the rules read data from outside the forward graph (a ``DATA`` leaf): a
+    tape holds structure and the numbers the rules chose (scalar leaves), never buffers.
+    """
+    index: dict[Node, int] = {}
+    steps: list[Step] = []
+
+    def ref(n: Node) -> int:
+        return ~forward[n] if n in forward else index[n]
+
+    for r in results:  # iterative post-order, stopping at the forward graph (see cut.py)
+        if r in forward or r in index:
+            continue
+        stack = [(r, iter(r.operands))]
+        while stack:
+            n, operands = stack[-1]
+            for o in operands:
+                if o not in forward and o not in index:
+                    stack.append((o, iter(o.operands)))
+                    break
+            else:
+                stack.pop()
+                if n.op is Op.DATA:
+                    return None
+                steps.append((n.op, n.attrs, n.shape, n.dtype, n.payload,
+                              tuple([ref(o) for o in n.operands])))
+                index[n] = len(index)
+    return Tape(structure, tuple(steps), tuple([ref(r) for r in results]))
+
+
+def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]:
+    """The tape's nodes over a new forward graph: what the rules would record, without them."""
+    site = user_site() if ENGINE.sites else None
+    made: list[Node] = []
+    for op, attrs, shape, dtype, payload, refs in tape.steps:
+        made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]), attrs,
+                         shape, dtype, payload, site))
+    COUNTERS.ops_recorded += len(made)
+    COUNTERS.backward_replays += 1
+    ENGINE.pending += len(made)
+    grads = [Tensor(made[r] if r >= 0 else order[~r], device) for r in tape.results]
+    if grads and ENGINE.pending >= current_policy().max_pending_nodes:
+        backend().after_record(grads[-1])  # the auto-cut the rules' records would have run
+    return grads
 
 
 def _flatten(tree: Any, where: str) -> tuple[list[Tensor], Callable[[list[Tensor]], Any]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Final
 
 from minilazy import diskcache, lowering, runtime
@@ -88,10 +89,14 @@ class CompileCache:
 CACHE: Final = CompileCache()
 
 
+# What else clear_cache() forgets, registered by the layers above (autodiff's tapes).
+FORGET: Final[list[Callable[[], None]]] = []
+
 def clear_cache() -> None:
     """Forget every compiled program: the next barrier of each structure compiles again.
 
-    For measurements and tests that must start cold (the conformance oracle does, before each
+    Taped backward passes are forgotten too (the next gradient runs the VJP rules). For
+    measurements and tests that must start cold (the conformance oracle does, before each
     spec test); a program in use keeps running. The persistent cache keeps its entries: with
     it on, such a compile may be a read from disk (counted in ``disk_hits`` too).
 
@@ -104,3 +109,5 @@ def clear_cache() -> None:
         1
     """
     CACHE.clear()
+    for forget in FORGET:
+        forget()

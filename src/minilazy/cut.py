@@ -107,15 +107,17 @@ def roots_of(nodes: Iterable[Node]) -> list[Node]:
     return sorted({n: None for n in nodes if n.op is not Op.DATA}, key=_digest)
 
 
-def linearize(roots: Sequence[Node]) -> tuple[Node, ...]:
-    """Every node below ``roots``, operands before users (what autodiff walks backwards).
+def linearize(roots: Sequence[Node]) -> dict[Node, int]:
+    """Every node below ``roots``, operands before users, with its position.
+
+    What autodiff walks backwards, and keys its tapes by.
 
     Example:
         >>> import minilazy as ml
         >>> [n.op.value for n in linearize([ml.exp(ml.ones((2,)))._node])]
         ['scalar', 'broadcast_to', 'exp']
     """
-    return tuple(_positions(roots, []))
+    return _positions(roots, [])
 
 
 def _positions(roots: Sequence[Node], leaves: list[Node]) -> dict[Node, int]:
@@ -183,7 +185,7 @@ def bands(order: Sequence[Node], limit: int) -> list[list[Node]] | None:
         >>> x = ml.ones((2,))
         >>> for _ in range(4):
         ...     x = ml.exp(x)
-        >>> [len(b) for b in bands(linearize([x._node]), 2)]  # broadcast, 4 x exp
+        >>> [len(b) for b in bands(tuple(linearize([x._node])), 2)]  # broadcast, 4 x exp
         [2, 2, 1]
     """
     depth: dict[Node, int] = {}

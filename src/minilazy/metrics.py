@@ -23,8 +23,8 @@ class _Counters:
     __slots__ = (
         "ops_recorded", "barriers", "compiles", "cache_hits", "executions",
         "transfers_to_device", "transfers_to_host", "bytes_to_device", "bytes_to_host",
-        "fallbacks", "donations", "disk_hits", "disk_writes", "compile_seconds", "execute_seconds",
-        "trace_seconds",
+        "fallbacks", "donations", "disk_hits", "disk_writes", "backward_replays",
+        "compile_seconds", "execute_seconds", "trace_seconds",
         "barrier_causes", "fallback_ops", "compile_causes", "observation_sites", "compile_times",
         "execute_times", "trace_times", "fallback_sites",
     )
@@ -46,6 +46,7 @@ class _Counters:
         self.donations = 0
         self.disk_hits = 0
         self.disk_writes = 0
+        self.backward_replays = 0
         self.compile_seconds = 0.0
         self.execute_seconds = 0.0
         self.trace_seconds = 0.0
@@ -119,6 +120,7 @@ class Metrics:
     donations: int
     disk_hits: int  # compiles read from the persistent cache, not compiled by XLA
     disk_writes: int  # compiled programs written to the persistent cache
+    backward_replays: int  # backward passes replayed from a tape, no VJP rule run
     compile_seconds: float
     execute_seconds: float
     trace_seconds: float
@@ -194,7 +196,8 @@ def metrics_report() -> str:
 
     lines = [
         "minilazy metrics",
-        f"  ops recorded        {m.ops_recorded}",
+        f"  ops recorded        {m.ops_recorded}   (backward passes replayed: "
+        f"{m.backward_replays})",
         f"  barriers            {m.barriers}   ({causes(m.barrier_causes)})",
         f"  compiles            {m.compiles}   ({causes(m.compile_causes)})",
         f"  cache hits          {m.cache_hits}",
