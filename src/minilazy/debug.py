@@ -89,8 +89,11 @@ def _first_difference(a: Summary, b: Summary, field: slice = slice(0, 5)) -> int
     return min(len(a), len(b))
 
 
+_INPUTS: Final = ("data", "scalar")  # a program's parameters (iota is structure)
+
+
 def _leaves(s: Summary) -> Counter[tuple[str, tuple[int, ...], str]]:
-    return Counter((x[0], x[2], x[3]) for x in s if not x[4])
+    return Counter((x[0], x[2], x[3]) for x in s if x[0] in _INPUTS)
 
 
 def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] | None:
@@ -103,7 +106,7 @@ def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] |
     new, old = _leaves(mine) - _leaves(other), _leaves(other) - _leaves(mine)
     if not new:
         return None
-    i = next(i for i, x in enumerate(mine) if not x[4] and (x[0], x[2], x[3]) in new)
+    i = next(i for i, x in enumerate(mine) if x[0] in _INPUTS and (x[0], x[2], x[3]) in new)
     op, shape, dtype = mine[i][0], mine[i][2], mine[i][3]
     node = c.order[i]
     for kind, at, same in (("shape", 2, dtype), ("dtype", 1, shape)):  # the other part kept

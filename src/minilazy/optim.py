@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 
 from minilazy import dtypes
-from minilazy.creation import zeros, zeros_like
+from minilazy.creation import full, zeros, zeros_like
 from minilazy.elementwise import astype, sqrt
 from minilazy.tracer import Tensor
 
@@ -53,6 +53,28 @@ def _at(tree: Tree, key: str | int) -> Tree:
     if isinstance(tree, (list, tuple)) and isinstance(key, int):
         return tree[key]
     raise TypeError(f"optim: no child {key!r} in a {type(tree).__name__}")
+
+
+class _Numbers:
+    """An update's Python numbers as 0-d tensors, recorded once per dtype and shared.
+
+    Written ``b1 * m`` per weight, each number would be a scalar parameter per weight: a model
+    of 60 weight tensors passes some 300 scalars to its program, past what the barrier packs
+    into one argument (``cut.PACK_LIMIT``). Shared, it passes one per number and dtype. The
+    value is the same: a weak Python float next to a tensor takes the tensor's dtype too.
+    """
+
+    def __init__(self, **numbers: float | Tensor) -> None:
+        self.numbers = numbers
+        self.made: dict[tuple[str, dtypes.DType], Tensor] = {}
+
+    def __call__(self, name: str, dtype: dtypes.DType) -> Tensor:
+        number = self.numbers[name]
+        if isinstance(number, Tensor):
+            return number
+        if (name, dtype) not in self.made:
+            self.made[name, dtype] = full((), number, dtype)
+        return self.made[name, dtype]
 
 
 @dataclass(frozen=True)
@@ -94,10 +116,12 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
         return {"velocity": tree_map(zeros_like, params)} if momentum else {}
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:
+        n = _Numbers(lr=lr, momentum=momentum)
         if not momentum:
-            return tree_map(lambda p, g: p - lr * g, params, grads), {}
-        velocity = tree_map(lambda v, g: momentum * v + g, state["velocity"], grads)
-        return tree_map(lambda p, v: p - lr * v, params, velocity), {"velocity": velocity}
+            return tree_map(lambda p, g: p - n("lr", p.dtype) * g, params, grads), {}
+        velocity = tree_map(lambda v, g: n("momentum", v.dtype) * v + g, state["velocity"], grads)
+        return (tree_map(lambda p, v: p - n("lr", p.dtype) * v, params, velocity),
+                {"velocity": velocity})
 
     return Optimizer(init, update)
 
@@ -130,8 +154,10 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         assert isinstance(count, Tensor), "adam: the state's count is one tensor"
         count = count + 1
         corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
-        mu = tree_map(lambda m, g: b1 * m + (1.0 - b1) * g, state["mu"], grads)
-        nu = tree_map(lambda v, g: b2 * v + (1.0 - b2) * (g * g), state["nu"], grads)
+        n = _Numbers(lr=lr, b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
+        mu = tree_map(lambda m, g: n("b1", m.dtype) * m + n("c1", m.dtype) * g, state["mu"], grads)
+        nu = tree_map(lambda v, g: n("b2", v.dtype) * v + n("c2", v.dtype) * (g * g), state["nu"],
+                      grads)
 
         def step(p: Tensor, m: Tensor, v: Tensor) -> Tensor:
             if p.dtype not in corrections:  # 1 / (1 - b^t) in at least float32, then p's dtype
@@ -139,8 +165,10 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
                 corrections[p.dtype] = (astype(1.0 / (1.0 - b1 ** t), p.dtype, copy=False),
                                         astype(1.0 / (1.0 - b2 ** t), p.dtype, copy=False))
             c1, c2 = corrections[p.dtype]
-            direction = (m * c1) / (sqrt(v * c2) + eps)
-            return p - lr * (direction + weight_decay * p if weight_decay else direction)
+            direction = (m * c1) / (sqrt(v * c2) + n("eps", p.dtype))
+            if weight_decay:
+                direction = direction + n("wd", p.dtype) * p
+            return p - n("lr", p.dtype) * direction
 
         return tree_map(step, params, mu, nu), {"count": count, "mu": mu, "nu": nu}
 
