@@ -22,11 +22,13 @@ from minilazy.attrs import (
     Conv,
     Index,
     Iota,
+    Linalg,
     NoAttrs,
     Permute,
     Reduce,
     Scan,
     Sharding,
+    Sort,
     ToShape,
 )
 from minilazy.debug import DEBUGGER
@@ -90,7 +92,8 @@ SHOWN = [(NoAttrs(), ""), (Constant(1), ""), (Index((At(0),)), ""), (Iota((3,), 
          (Cast(4), "to=int64"), (Reduce((0, 2), True), "axes=[0, 2] keepdims"),
          (Contract((1,), (0,)), "axes=[1],[0]"), (ToShape((2, 3)), "shape=(2, 3)"),
          (Permute((1, 0)), "perm=(1, 0)"), (Axes((0,)), "axes=(0,)"), (Axis(1), "axis=1"),
-         (Scan(0, True), "axis=0 reverse"),
+         (Scan(0, True), "axis=0 reverse"), (Sort(1, True), "axis=1 descending"),
+         (Linalg(7, True), "fn=svd_vt full"),
          (Conv((1,), ((0, 1),), (1,), (2,), 1, 1),
           "strides=(1,) padding=((0, 1),) lhs_dilation=(1,) rhs_dilation=(2,) groups=1 "
           "batch_groups=1"),

@@ -19,10 +19,11 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes", "device", "cluster"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"fallback"},
-    {"indexing", "infer", "windows"},
+    {"indexing", "linalg_rules", "infer", "windows"},
     {"scalars", "host", "interop"},
     {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding", "searching",
-     "composites", "manipulation", "convolution", "nn", "optim", "random"},
+     "composites", "manipulation", "convolution", "nn", "optim", "random", "sorting",
+     "factorizations", "linalg"},
     {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
     {"vjps"}, {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets", "corpus", "info"},
@@ -132,7 +133,11 @@ CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "infer", "scalars", "ho
 # 3,750 held it until new ops for real models (issue 13) each took an attribute family and a
 # rule in the shape and lowering tables (cumulative_sum and conv: ~50 lines; conv's window
 # arithmetic is in windows.py, off the path, as index arithmetic is in indexing.py).
-CORE_BUDGET = 3800
+# 3,850 since sort/argsort and the linalg extension (issue 15, +36): two attribute families
+# and three ops, each one entry per table (their shape rules and their one evaluation table,
+# shared by the lowering and the reference through the namespace they are given, are off the
+# path, in linalg_rules.py); and since backward tapes are forgotten with the cache (+9).
+CORE_BUDGET = 3850
 
 
 def test_the_core_path_fits_its_line_budget(capsys):

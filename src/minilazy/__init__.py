@@ -19,6 +19,7 @@ import os as _os
 
 from minilazy import barrier as _barrier
 from minilazy import debug as _debug
+from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
 from minilazy import metrics as _metrics
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
@@ -199,6 +200,7 @@ from minilazy.shaping import (
     triu,
 )
 from minilazy.sharding import mark_sharding
+from minilazy.sorting import argsort, sort
 from minilazy.state import BarrierPolicy, current_policy, set_policy
 from minilazy.tracer import Tensor
 
@@ -226,23 +228,23 @@ __all__ = [
     "Mesh", "DeviceError", "ShapeError", "UnsupportedError", "default_device", "devices",
     "mark_sharding", "grad", "value_and_grad", "nn", "optim", "random", "conv",
     # the Array API 2023.12 namespace
-    "__array_namespace_info__", "abs", "acos", "acosh", "add", "all", "any", "arange",
-    "argmax", "argmin", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",
+    "__array_namespace_info__", "abs", "acos", "acosh", "add", "all", "any", "arange", "argmax",
+    "argmin", "argsort", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",
     "bitwise_and", "bitwise_invert", "bitwise_left_shift", "bitwise_or", "bitwise_right_shift",
-    "bitwise_xor", "bool", "broadcast_arrays", "broadcast_to", "can_cast", "ceil", "clip",
-    "concat", "copysign", "cos", "cosh", "count_nonzero", "cumulative_sum", "diff", "divide",
-    "e", "empty", "empty_like", "equal", "exp", "expand_dims", "expm1", "eye", "finfo", "flip",
-    "float16", "float32", "float64", "floor", "floor_divide", "from_dlpack", "full",
-    "full_like", "greater", "greater_equal", "hypot", "iinfo", "inf", "Info", "int16", "int32",
-    "int64", "int8", "isdtype", "isfinite", "isinf", "isnan", "less", "less_equal", "linspace",
-    "log", "log10", "log1p", "log2", "logaddexp", "logical_and", "logical_not", "logical_or",
-    "logical_xor", "matmul", "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min",
-    "minimum", "moveaxis", "multiply", "nan", "negative", "newaxis", "nonzero", "not_equal",
-    "ones", "ones_like", "permute_dims", "pi", "positive", "pow", "prod", "remainder",
-    "repeat", "reshape", "result_type", "roll", "round", "searchsorted", "sign", "signbit",
-    "sin", "sinh", "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "take",
-    "take_along_axis", "tan", "tanh", "tensordot", "tile", "tril", "triu", "trunc", "uint16",
-    "uint32", "uint64", "uint8", "unique_all", "unique_counts", "unique_inverse",
-    "unique_values", "UniqueAllResult", "UniqueCountsResult", "UniqueInverseResult", "unstack",
-    "var", "vecdot", "where", "zeros", "zeros_like",
+    "bitwise_xor", "bool", "broadcast_arrays", "broadcast_to", "can_cast", "ceil", "clip", "concat",
+    "copysign", "cos", "cosh", "count_nonzero", "cumulative_sum", "diff", "divide", "e", "empty",
+    "empty_like", "equal", "exp", "expand_dims", "expm1", "eye", "finfo", "flip", "float16",
+    "float32", "float64", "floor", "floor_divide", "from_dlpack", "full", "full_like", "greater",
+    "greater_equal", "hypot", "iinfo", "inf", "Info", "int16", "int32", "int64", "int8", "isdtype",
+    "isfinite", "isinf", "isnan", "less", "less_equal", "linalg", "linspace", "log", "log10",
+    "log1p", "log2", "logaddexp", "logical_and", "logical_not", "logical_or", "logical_xor",
+    "matmul", "matrix_transpose", "max", "maximum", "mean", "meshgrid", "min", "minimum",
+    "moveaxis", "multiply", "nan", "negative", "newaxis", "nonzero", "not_equal", "ones",
+    "ones_like", "permute_dims", "pi", "positive", "pow", "prod", "remainder", "repeat", "reshape",
+    "result_type", "roll", "round", "searchsorted", "sign", "signbit", "sin", "sinh", "sort",
+    "sqrt", "square", "squeeze", "stack", "std", "subtract", "sum", "take", "take_along_axis",
+    "tan", "tanh", "tensordot", "tile", "tril", "triu", "trunc", "uint16", "uint32", "uint64",
+    "uint8", "unique_all", "unique_counts", "unique_inverse", "unique_values", "UniqueAllResult",
+    "UniqueCountsResult", "UniqueInverseResult", "unstack", "var", "vecdot", "where", "zeros",
+    "zeros_like",
 ]

@@ -165,6 +165,30 @@ class Conv(NamedTuple):
     batch_groups: int  # the filter's gradient splits the batch, not the features
 
 
+class Sort(NamedTuple):
+    """``SORT``, ``ARGSORT``: the axis sorted, and whether descending (every sort is stable).
+
+    Example:
+        >>> Sort(0, True).descending
+        True
+    """
+
+    axis: int
+    descending: bool
+
+
+class Linalg(NamedTuple):
+    """``LINALG``: which function (a ``linalg_rules.Fn``), and if its factors are ``full``.
+
+    Example:
+        >>> Linalg(0, False).full
+        False
+    """
+
+    fn: int  # eigh, qr, svd and slogdet record one node per result
+    full: bool  # qr's mode="complete", svd's full_matrices
+
+
 # Index entries. Each carries its kind as a last, defaulted field: NamedTuples compare and hash
 # as plain tuples, so without it ``At(3)`` and ``Take(3)`` would be the same key.
 class At(NamedTuple):
@@ -270,7 +294,7 @@ class Index(NamedTuple):
 Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
 Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Scan | Conv | Sharding | Index)
+                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg)
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

@@ -53,8 +53,8 @@ def _param(value: Scalar, dtype: DType) -> Node:
     return scalar(dtype.type(value).item(), dtype)
 
 
-def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = None,
-            copy: bool | None = None, *,
+def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | None = None,
+            copy: bool | None = None,
             sharding: tuple[Mesh, Spec] | None = None
             ) -> Tensor:
     """A tensor from a tensor, NumPy array, nested list or Python scalar (host -> device).
@@ -93,7 +93,7 @@ def asarray(obj: Any, dtype: DTypeLike | None = None, device: Device | None = No
     return Tensor(placed_data(obj, d, mesh, spec), dev)
 
 
-def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
+def full(shape: ShapeLike, fill_value: Scalar, *, dtype: DTypeLike | None = None,
          device: Device | None = None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a parameter: new values reuse the program).
 
@@ -107,7 +107,8 @@ def full(shape: ShapeLike, fill_value: Scalar, dtype: DTypeLike | None = None,
     return record(Op.BROADCAST, (_param(fill_value, d),), ToShape(dims), _device(device))
 
 
-def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None,
+          device: Device | None = None) -> Tensor:
     """A tensor of zeros (float64 unless ``dtype`` says otherwise).
 
     Example:
@@ -115,10 +116,11 @@ def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | Non
         >>> ml.zeros((2, 2), dtype=ml.int32).tolist()
         [[0, 0], [0, 0]]
     """
-    return full(shape, 0, dtype or dtypes.DEFAULT_FLOAT, device)
+    return full(shape, 0, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
-def ones(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None,
+         device: Device | None = None) -> Tensor:
     """A tensor of ones (float64 unless ``dtype`` says otherwise).
 
     Example:
@@ -126,10 +128,11 @@ def ones(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None
         >>> ml.ones(3).tolist()
         [1.0, 1.0, 1.0]
     """
-    return full(shape, 1, dtype or dtypes.DEFAULT_FLOAT, device)
+    return full(shape, 1, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
-def empty(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
+          device: Device | None = None) -> Tensor:
     """An uninitialised tensor; minilazy gives zeros.
 
     Example:
@@ -137,10 +140,10 @@ def empty(shape: ShapeLike, dtype: DTypeLike | None = None, device: Device | Non
         >>> ml.empty((1,)).shape
         (1,)
     """
-    return zeros(shape, dtype, device)
+    return zeros(shape, dtype=dtype, device=device)
 
 
-def full_like(x: Tensor, fill_value: Scalar, dtype: DTypeLike | None = None,
+def full_like(x: Tensor, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
               device: Device | None = None) -> Tensor:
     """A tensor like ``x`` (shape, dtype, device) filled with ``fill_value``.
 
@@ -149,10 +152,11 @@ def full_like(x: Tensor, fill_value: Scalar, dtype: DTypeLike | None = None,
         >>> ml.full_like(ml.ones((2,), dtype=ml.int8), 5).tolist()
         [5, 5]
     """
-    return full(x.shape, fill_value, dtype or x.dtype, device or x.device)
+    return full(x.shape, fill_value, dtype=dtype or x.dtype, device=device or x.device)
 
 
-def zeros_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def zeros_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+               device: Device | None = None) -> Tensor:
     """Zeros shaped like ``x``.
 
     Example:
@@ -160,10 +164,11 @@ def zeros_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None 
         >>> ml.zeros_like(ml.ones((2,))).tolist()
         [0.0, 0.0]
     """
-    return full_like(x, 0, dtype, device)
+    return full_like(x, 0, dtype=dtype, device=device)
 
 
-def ones_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def ones_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+              device: Device | None = None) -> Tensor:
     """Ones shaped like ``x``.
 
     Example:
@@ -171,10 +176,11 @@ def ones_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None =
         >>> ml.ones_like(ml.zeros((2,), dtype=ml.bool)).tolist()
         [True, True]
     """
-    return full_like(x, 1, dtype, device)
+    return full_like(x, 1, dtype=dtype, device=device)
 
 
-def empty_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
+def empty_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+               device: Device | None = None) -> Tensor:
     """An uninitialised tensor like ``x``; minilazy gives zeros.
 
     Example:
@@ -182,14 +188,14 @@ def empty_like(x: Tensor, dtype: DTypeLike | None = None, device: Device | None 
         >>> ml.empty_like(ml.ones((3,))).shape
         (3,)
     """
-    return full_like(x, 0, dtype, device)
+    return full_like(x, 0, dtype=dtype, device=device)
 
 
 def _iota(n: tuple[int, ...], axis: int, dtype: DType, device: Device) -> Tensor:
     return record(Op.IOTA, (), Iota(n, axis, dtypes.CODE[dtype]), device)
 
 
-def arange(start: Scalar, stop: Scalar | None = None, step: Scalar = 1,
+def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
            dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
     """Evenly spaced values in ``[start, stop)``, like ``np.arange``.
 
@@ -230,7 +236,7 @@ def _wrapped(value: Scalar, dtype: DType) -> Node:
     return _param(value, dtype)
 
 
-def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeLike | None = None,
+def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
         device: Device | None = None) -> Tensor:
     """A 2-D tensor with ones on the ``k``-th diagonal and zeros elsewhere.
 
@@ -249,7 +255,7 @@ def eye(n_rows: int, n_cols: int | None = None, k: int = 0, dtype: DTypeLike | N
     return record(Op.CONVERT, (diag._node,), Cast(dtypes.CODE[d]), dev)
 
 
-def linspace(start: Scalar, stop: Scalar, num: int, dtype: DTypeLike | None = None,
+def linspace(start: Scalar, stop: Scalar, /, num: int, *, dtype: DTypeLike | None = None,
              device: Device | None = None, endpoint: bool = True) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop``, like ``np.linspace``.
 

@@ -76,8 +76,8 @@ def canonical(dtype: DTypeLike) -> DType:
     return d
 
 
-def result_type(*args: DType | Scalar | Any) -> DType:
-    """The dtype NumPy 2 gives when combining ``args`` (dtypes, tensors or Python scalars).
+def result_type(*arrays_and_dtypes: DType | Scalar | Any) -> DType:
+    """The dtype NumPy 2 gives when combining its arguments (dtypes, tensors, Python scalars).
 
     Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet.
 
@@ -89,7 +89,7 @@ def result_type(*args: DType | Scalar | Any) -> DType:
         dtype('float32')
     """
     parts: list[Any] = []
-    for a in args:
+    for a in arrays_and_dtypes:
         if isinstance(a, (bool, int, float)):
             parts.append(a)
         elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
@@ -151,30 +151,35 @@ class IInfo:
     dtype: DType
 
 
-def finfo(dtype: DTypeLike) -> FInfo:
-    """Limits of a floating dtype.
+def _dtype_of(x: Any) -> DType:  # a dtype, or a tensor's or an array's (np.dtype has a shape)
+    array = isinstance(getattr(x, "shape", None), tuple) and not isinstance(x, (np.dtype, type))
+    return canonical(x.dtype if array else x)
+
+
+def finfo(type: DTypeLike | Any, /) -> FInfo:
+    """Limits of a floating dtype (or of a tensor's dtype).
 
     Example:
         >>> import minilazy as ml
         >>> ml.finfo(ml.float16).max
         65504.0
     """
-    d = canonical(dtype)
+    d = _dtype_of(type)
     if d not in FLOATING:
         raise TypeError(f"finfo() needs a floating dtype, got {d}")
     f = np.finfo(d)
     return FInfo(f.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), d)
 
 
-def iinfo(dtype: DTypeLike) -> IInfo:
-    """Limits of an integer dtype.
+def iinfo(type: DTypeLike | Any, /) -> IInfo:
+    """Limits of an integer dtype (or of a tensor's dtype).
 
     Example:
         >>> import minilazy as ml
         >>> ml.iinfo(ml.int8).min
         -128
     """
-    d = canonical(dtype)
+    d = _dtype_of(type)
     if d not in INTEGER:
         raise TypeError(f"iinfo() needs an integer dtype, got {d}")
     i = np.iinfo(d)

@@ -20,7 +20,7 @@ from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
 
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:
-    def fn(x: TensorLike) -> Tensor:
+    def fn(x: TensorLike, /) -> Tensor:
         t = x if isinstance(x, Tensor) else asarray(x)
         return record(op, (t._node,), NONE, t.device)
 
@@ -36,7 +36,7 @@ def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[Tenso
 
 
 def _binary(op: Op, summary: str) -> Callable[[TensorLike, TensorLike], Tensor]:
-    def fn(x1: TensorLike, x2: TensorLike) -> Tensor:
+    def fn(x1: TensorLike, x2: TensorLike, /) -> Tensor:
         return binary(op, x1, x2)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -112,7 +112,7 @@ bitwise_left_shift = _binary(Op.SHIFT_LEFT, "x1 << x2.")
 bitwise_right_shift = _binary(Op.SHIFT_RIGHT, "x1 >> x2 (arithmetic for signed integers).")
 
 
-def positive(x: Tensor) -> Tensor:
+def positive(x: Tensor, /) -> Tensor:
     """+x: the same values (a new handle, so in-place ops on it do not touch ``x``).
 
     Example:
@@ -123,8 +123,11 @@ def positive(x: Tensor) -> Tensor:
     return Tensor(x._node, x.device)
 
 
-def astype(x: Tensor, dtype: DTypeLike, copy: bool = True) -> Tensor:
+def astype(x: Tensor, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None
+           ) -> Tensor:
     """``x`` converted to ``dtype`` (NumPy's ``astype`` casting: wrapping, truncating).
+
+    ``device`` moves the result there too (``x.to_device(device)``).
 
     Example:
         >>> import minilazy as ml
@@ -133,8 +136,10 @@ def astype(x: Tensor, dtype: DTypeLike, copy: bool = True) -> Tensor:
     """
     d = dtypes.canonical(dtype)
     if d == x.dtype:
-        return Tensor(x._node, x.device) if copy else x
-    return record(Op.CONVERT, (x._node,), Cast(dtypes.CODE[d]), x.device)
+        t = Tensor(x._node, x.device) if copy else x
+    else:
+        t = record(Op.CONVERT, (x._node,), Cast(dtypes.CODE[d]), x.device)
+    return t if device is None or device == t.device else t.to_device(device)
 
 
 def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
@@ -144,7 +149,7 @@ def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
     return as_node(x, device)
 
 
-def where(condition: Tensor, x1: TensorLike, x2: TensorLike) -> Tensor:
+def where(condition: Tensor, x1: TensorLike, x2: TensorLike, /) -> Tensor:
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together).
 
     Python numbers are weak, as in NumPy 2's ``np.where``: ``where(c, x_f32, 0.0)`` is float32.
@@ -162,7 +167,7 @@ def where(condition: Tensor, x1: TensorLike, x2: TensorLike) -> Tensor:
                   device)
 
 
-def clip(x: Tensor, min: Scalar | Tensor | None = None, max: Scalar | Tensor | None = None
+def clip(x: Tensor, /, min: Scalar | Tensor | None = None, max: Scalar | Tensor | None = None
          ) -> Tensor:
     """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype.
 

@@ -34,6 +34,7 @@ from minilazy.attrs import (
 from minilazy.dtypes import DType, short_name
 from minilazy.indexing import index_shape, setitem_shape
 from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
+from minilazy.linalg_rules import linalg_rule, sort_rule
 from minilazy.windows import conv_shape
 
 # The NumPy ufunc whose loops define an op's dtypes (and, in reference.py, its values).
@@ -388,6 +389,7 @@ INFER: Final[Mapping[Op, Rule]] = {
     **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
     Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
     Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
+    Op.SORT: sort_rule, Op.ARGSORT: sort_rule, Op.LINALG: linalg_rule,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,

@@ -24,11 +24,13 @@ from minilazy.attrs import (
     Conv,
     Index,
     Iota,
+    Linalg,
     NoAttrs,
     Permute,
     Reduce,
     Scan,
     Sharding,
+    Sort,
     ToShape,
     mismatch,
 )
@@ -121,10 +123,14 @@ class Op(enum.Enum):
     ALL = "all"
     # scans: attrs = (axis, reverse); a scan's VJP is the scan the other way
     CUMSUM = "cumulative_sum"
+    # sorts: attrs = (axis, descending), always stable; a sort's VJP gathers by the permutation
+    SORT = "sort"
+    ARGSORT = "argsort"
     # linear algebra
     MATMUL = "matmul"
     TENSORDOT = "tensordot"
     CONV = "conv"  # N-d, grouped, dilated; its VJPs are convolutions again
+    LINALG = "linalg"  # cholesky, eigh, qr, svd, solve, inv, det...: attrs.Linalg picks one
     # shape and indexing
     RESHAPE = "reshape"
     TRANSPOSE = "permute_dims"
@@ -170,7 +176,8 @@ FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.CONV: (Conv,),
     **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
-    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,),
+    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,), Op.SORT: (Sort,),
+    Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,),
     Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
@@ -213,8 +220,6 @@ class UnsupportedError(NotImplementedError):
         ...
         minilazy.ir.UnsupportedError: boolean scalar indices are not supported
     """
-
-
 
 
 class Node:

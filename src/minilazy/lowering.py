@@ -42,6 +42,7 @@ from minilazy.device import Mesh
 from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
+from minilazy.linalg_rules import evaluate
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -334,6 +335,10 @@ def _conv(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
+def _namespaced(xs: Sequence[Array], n: Node) -> Array:
+    return _cast(evaluate(jnp, xs, n), n.dtype)  # sorts, linalg: one table for jnp and np
+
+
 def _getitem(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Index():
@@ -386,7 +391,7 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
     Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
     Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
-    Op.CUMSUM: _cumsum,
+    Op.CUMSUM: _cumsum, Op.SORT: _namespaced, Op.ARGSORT: _namespaced, Op.LINALG: _namespaced,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,

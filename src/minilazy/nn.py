@@ -99,8 +99,8 @@ def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
     for axis, p in ((-2, ph), (-1, pw)):
         if p:
-            edge = full((*x.shape[:axis], p, *x.shape[axis:][1:]), float("-inf"), x.dtype,
-                        x.device)
+            edge = full((*x.shape[:axis], p, *x.shape[axis:][1:]), float("-inf"),
+                        dtype=x.dtype, device=x.device)
             x = concat([edge, x, edge], axis=x.ndim + axis)
     oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
     inner = (slice(None),) * len(lead)
@@ -123,7 +123,8 @@ def avg_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
     """
     kernel, strides, pads = _window("avg_pool2d", x, kernel_size, stride, padding)
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
-    ones = full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), x.dtype, x.device)
+    ones = full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), dtype=x.dtype,
+                device=x.device)
     y = conv(reshape(x, (-1, 1, h, w)), ones, stride=strides, padding=pads)
     return reshape(y, (*lead, *y.shape[-2:]))
 

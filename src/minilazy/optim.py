@@ -73,7 +73,7 @@ class _Numbers:
         if isinstance(number, Tensor):
             return number
         if (name, dtype) not in self.made:
-            self.made[name, dtype] = full((), number, dtype)
+            self.made[name, dtype] = full((), number, dtype=dtype)
         return self.made[name, dtype]
 
 
@@ -146,7 +146,7 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         ([0.9, 1.1], 1)
     """
     def init(params: Tree) -> State:
-        return {"count": zeros((), dtypes.int32), "mu": tree_map(zeros_like, params),
+        return {"count": zeros((), dtype=dtypes.int32), "mu": tree_map(zeros_like, params),
                 "nu": tree_map(zeros_like, params)}
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:

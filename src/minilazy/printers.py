@@ -22,11 +22,13 @@ from minilazy.attrs import (
     Conv,
     Index,
     Iota,
+    Linalg,
     NoAttrs,
     Permute,
     Reduce,
     Scan,
     Sharding,
+    Sort,
     ToShape,
 )
 from minilazy.cut import Cut, cut, roots_of
@@ -34,6 +36,7 @@ from minilazy.dtypes import DTYPES
 from minilazy.indexing import index_text
 from minilazy.infer import describe
 from minilazy.ir import Op
+from minilazy.linalg_rules import Fn
 from minilazy.pycode import source
 from minilazy.state import backend
 from minilazy.tracer import Tensor
@@ -70,6 +73,10 @@ def attrs_text(attrs: Attrs) -> str:
                     f" groups={groups} batch_groups={batch}")
         case Scan(axis, reverse):
             return f"axis={axis}" + (" reverse" if reverse else "")
+        case Sort(axis, descending):
+            return f"axis={axis}" + (" descending" if descending else "")
+        case Linalg(fn, full):
+            return f"fn={Fn(fn).name.lower()}" + (" full" if full else "")
         case Sharding(mesh, _):
             grid = ",".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.shape))
             return f"spec={attrs.spec} mesh=[{grid}]"

@@ -23,16 +23,19 @@ from minilazy.attrs import (
     Contract,
     Conv,
     Index,
+    Linalg,
     Permute,
     Reduce,
     Scan,
     Sharding,
+    Sort,
     mismatch,
 )
 from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
+from minilazy.linalg_rules import Fn
 from minilazy.state import backend
 from minilazy.tracer import Tensor, record
 
@@ -124,6 +127,25 @@ def _conv(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return _replayed(name, n, args)  # the transposed convolutions of a VJP have no function
 
 
+def _sort(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Sort(axis, descending):
+            return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis}, descending={descending})"]
+    raise mismatch(n.op, n.attrs)
+
+
+# The linalg primitives whose public function records just that one node.
+_ONE_NODE: Final = {Fn.CHOLESKY: "cholesky", Fn.INV: "inv", Fn.DET: "det",
+                    Fn.EIGH_VALUES: "eigvalsh", Fn.SVD_S: "svdvals"}
+
+
+def _linalg(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Linalg(fn, _) if Fn(fn) in _ONE_NODE:
+            return [f"{name} = ml.linalg.{_ONE_NODE[Fn(fn)]}({args[0]})"]
+    return _replayed(name, n, args)  # one result of eigh, qr, svd, slogdet; solve (1-D case)
+
+
 def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Index():
@@ -210,7 +232,7 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.WHERE: _call("where"),
     **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
                               Op.ALL)},
-    Op.CUMSUM: _cumsum,
+    Op.CUMSUM: _cumsum, Op.SORT: _sort, Op.ARGSORT: _sort, Op.LINALG: _linalg,
     Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,

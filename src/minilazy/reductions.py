@@ -38,7 +38,7 @@ def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Te
     return record(op, (x._node,), Reduce(axes, bool(keepdims)), x.device)
 
 
-def sum(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
+def sum(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Tensor:
     """Sum over ``axis`` (all axes when None). Integers accumulate in int64/uint64, as NumPy.
 
@@ -53,7 +53,7 @@ def sum(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
     return astype(_reduce(Op.SUM, astype(x, d), axis, keepdims), d, copy=False)
 
 
-def prod(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
+def prod(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Tensor:
     """Product over ``axis``.
 
@@ -68,7 +68,7 @@ def prod(x: Tensor, axis: Axes = None, dtype: DTypeLike | None = None,
     return astype(_reduce(Op.PROD, astype(x, d), axis, keepdims), d, copy=False)
 
 
-def max(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def max(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Maximum over ``axis`` (NaN propagates). Zero-size reductions raise at the call.
 
     Example:
@@ -79,7 +79,7 @@ def max(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
     return _reduce(Op.MAX, x, axis, keepdims)
 
 
-def min(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def min(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Minimum over ``axis`` (NaN propagates).
 
     Example:
@@ -90,7 +90,7 @@ def min(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
     return _reduce(Op.MIN, x, axis, keepdims)
 
 
-def argmax(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmax(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first maximum along ``axis`` (of the flattened tensor when None).
 
     Example:
@@ -101,7 +101,7 @@ def argmax(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor
     return _reduce(Op.ARGMAX, x, axis, keepdims)
 
 
-def argmin(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmin(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first minimum along ``axis`` (of the flattened tensor when None).
 
     Example:
@@ -112,7 +112,7 @@ def argmin(x: Tensor, axis: int | None = None, keepdims: bool = False) -> Tensor
     return _reduce(Op.ARGMIN, x, axis, keepdims)
 
 
-def any(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def any(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where any element along ``axis`` is nonzero.
 
     Example:
@@ -123,7 +123,7 @@ def any(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
     return _reduce(Op.ANY, x, axis, keepdims)
 
 
-def all(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def all(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where every element along ``axis`` is nonzero.
 
     Example:
@@ -161,7 +161,7 @@ def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | 
     out = scanned if d is None else astype(scanned, d, copy=False)
     if not include_initial:
         return out
-    zero = full((*x.shape[:a], 1, *x.shape[a + 1:]), 0, out.dtype, x.device)
+    zero = full((*x.shape[:a], 1, *x.shape[a + 1:]), 0, dtype=out.dtype, device=x.device)
     return record(Op.CONCAT, (zero._node, out._node), Axis(a), x.device)
 
 
@@ -176,7 +176,7 @@ def _count(name: str, x: Tensor, axis: Axes) -> int:
     return math.prod(x.shape[a] for a in _axes(name, x, axis))
 
 
-def mean(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def mean(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (integers give float64, as NumPy).
 
     Example:
@@ -199,7 +199,7 @@ def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) ->
                   copy=False)
 
 
-def var(x: Tensor, axis: Axes = None, correction: int | float = 0,
+def var(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (n - correction)``, as NumPy computes it.
 
@@ -211,7 +211,7 @@ def var(x: Tensor, axis: Axes = None, correction: int | float = 0,
     return _var(x, axis, correction, keepdims, "var")
 
 
-def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
+def std(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Standard deviation over ``axis``: ``sqrt(var(x))``.
 
@@ -224,7 +224,7 @@ def std(x: Tensor, axis: Axes = None, correction: int | float = 0,
     return record(Op.SQRT, (v._node,), NONE, v.device)
 
 
-def matmul(x1: TensorLike, x2: TensorLike) -> Tensor:
+def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     """Matrix product with NumPy's rules: 1-D operands promoted, batch dimensions broadcast.
 
     Example:
@@ -238,7 +238,7 @@ def matmul(x1: TensorLike, x2: TensorLike) -> Tensor:
     return a.__matmul__(x2) if a is x1 else a.__rmatmul__(x1)
 
 
-def tensordot(x1: Tensor, x2: Tensor, axes: int | tuple[Sequence[int], Sequence[int]] = 2
+def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2
               ) -> Tensor:
     """Contract the last ``axes`` axes of ``x1`` with the first of ``x2`` (or named axes).
 

@@ -35,6 +35,7 @@ from minilazy.cut import Cut, cut
 from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
+from minilazy.linalg_rules import evaluate as namespaced
 from minilazy.tracer import Tensor
 from minilazy.windows import dilated
 
@@ -218,6 +219,9 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.MIN: _reduction(np.min), Op.ARGMAX: _reduction(np.argmax),
     Op.ARGMIN: _reduction(np.argmin), Op.ANY: _reduction(np.any), Op.ALL: _reduction(np.all),
     Op.CUMSUM: _cumsum,
+    # the same functions as the lowering's, called on NumPy (see linalg_rules.evaluate)
+    **{op: lambda xs, n: np.asarray(namespaced(np, xs, n)).astype(n.dtype, copy=False)
+       for op in (Op.SORT, Op.ARGSORT, Op.LINALG)},
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,

@@ -20,7 +20,7 @@ from minilazy.ir import Op, ShapeError
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
 
-def reshape(x: Tensor, shape: int | Sequence[int], copy: bool | None = None) -> Tensor:
+def reshape(x: Tensor, /, shape: int | Sequence[int], *, copy: bool | None = None) -> Tensor:
     """``x`` with a new shape of the same size; one dimension may be -1 (inferred).
 
     Example:
@@ -43,7 +43,7 @@ def reshape(x: Tensor, shape: int | Sequence[int], copy: bool | None = None) -> 
     return record(Op.RESHAPE, (x._node,), ToShape(new), x.device)
 
 
-def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
+def permute_dims(x: Tensor, /, axes: Sequence[int]) -> Tensor:
     """``x`` with its axes reordered: result axis ``i`` is ``x``'s axis ``axes[i]``.
 
     Example:
@@ -56,7 +56,7 @@ def permute_dims(x: Tensor, axes: Sequence[int]) -> Tensor:
     return record(Op.TRANSPOSE, (x._node,), Permute(perm), x.device)
 
 
-def matrix_transpose(x: Tensor) -> Tensor:
+def matrix_transpose(x: Tensor, /) -> Tensor:
     """Swap the last two axes (a stack of matrix transposes).
 
     Example:
@@ -67,7 +67,7 @@ def matrix_transpose(x: Tensor) -> Tensor:
     return x.mT
 
 
-def expand_dims(x: Tensor, axis: int = 0) -> Tensor:
+def expand_dims(x: Tensor, /, axis: int = 0) -> Tensor:
     """``x`` with a new axis of length 1 inserted at ``axis``.
 
     Example:
@@ -79,7 +79,7 @@ def expand_dims(x: Tensor, axis: int = 0) -> Tensor:
     return reshape(x, (*x.shape[:a], 1, *x.shape[a:]))
 
 
-def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` without the length-1 axes named by ``axis`` (all of them when None).
 
     Example:
@@ -100,7 +100,7 @@ def squeeze(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
 
 
-def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
+def broadcast_to(x: Tensor, /, shape: Sequence[int]) -> Tensor:
     """``x`` broadcast to ``shape`` (NumPy rules: new axes on the left, length-1 axes stretch).
 
     Example:
@@ -112,7 +112,7 @@ def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
                   x.device)
 
 
-def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
+def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
     """Join tensors along an existing axis (flattened first when ``axis`` is None).
 
     Example:
@@ -133,7 +133,7 @@ def concat(arrays: Sequence[Tensor], axis: int | None = 0) -> Tensor:
     return record(Op.CONCAT, nodes, Axis(a), first.device)
 
 
-def stack(arrays: Sequence[Tensor], axis: int = 0) -> Tensor:
+def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis.
 
     Example:
@@ -147,10 +147,10 @@ def stack(arrays: Sequence[Tensor], axis: int = 0) -> Tensor:
     if len(shapes) > 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got "
                          f"{', '.join(describe(t._node) for t in arrays)}")
-    return concat([expand_dims(t, axis) for t in arrays], axis)
+    return concat([expand_dims(t, axis) for t in arrays], axis=axis)
 
 
-def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
+def flip(x: Tensor, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes when None).
 
     Example:
@@ -162,7 +162,7 @@ def flip(x: Tensor, axis: int | Sequence[int] | None = None) -> Tensor:
     return record(Op.FLIP, (x._node,), Axes(axes), x.device)
 
 
-def take(x: Tensor, indices: TensorLike, axis: int | None = None) -> Tensor:
+def take(x: Tensor, indices: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (of the flattened ``x`` if None).
 
     Out-of-range index values are clamped (they are data, unknown when recorded).

@@ -13,14 +13,26 @@ from collections.abc import Callable, Mapping
 from typing import Final
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Attrs, Axis, Contract, Permute, Reduce, Scan, mismatch
+from minilazy.attrs import (
+    NONE,
+    Attrs,
+    Axis,
+    Contract,
+    Linalg,
+    Permute,
+    Reduce,
+    Scan,
+    Sort,
+    mismatch,
+)
 from minilazy.convolution import conv_vjp
-from minilazy.creation import full, zeros_like
+from minilazy.creation import eye, full, zeros_like
 from minilazy.elementwise import astype, where
 from minilazy.infer import broadcast_shapes
 from minilazy.ir import Node, Op
+from minilazy.linalg_rules import Fn
 from minilazy.reductions import sum as reduce_sum
-from minilazy.shaping import broadcast_to, reshape
+from minilazy.shaping import broadcast_to, reshape, take_along_axis, tril
 from minilazy.tracer import Tensor, record
 
 Cotangents = tuple[Tensor | None, ...]
@@ -177,6 +189,71 @@ def _cumsum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
     raise mismatch(n.op, n.attrs)
 
 
+def _sort(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
+    match n.attrs:  # y = x[perm], so x's cotangent is g gathered by the inverse permutation
+        case Sort(axis, _):
+            perm = _op(Op.ARGSORT, xs[0], attrs=n.attrs)  # the same stable order as the sort
+            inverse = _op(Op.ARGSORT, perm, attrs=Sort(axis, False))
+            return (take_along_axis(g, inverse, axis=axis),)
+    raise mismatch(n.op, n.attrs)
+
+
+def _fn(fn: Fn, *xs: Tensor, full: bool = False) -> Tensor:
+    return _op(Op.LINALG, *xs, attrs=Linalg(int(fn), full))
+
+
+def _symmetric(a: Tensor) -> Tensor:
+    # cholesky and eigh read only the symmetric part of A (jax.numpy symmetrizes its input), so
+    # A's cotangent is symmetric too: the one jax.grad gives.
+    return 0.5 * (a + a.mT)
+
+
+def _eye(a: Tensor) -> Tensor:
+    return eye(a.shape[-1], dtype=a.dtype, device=a.device)
+
+
+def _eigh(fn: Fn, g: Tensor, y: Tensor, a: Tensor) -> Tensor:
+    # A = V diag(w) Vᵀ: dw = diag(Vᵀ dA V), dV = V (F ∘ Vᵀ dA V) with F_ij = 1 / (w_j - w_i)
+    # off the diagonal, 0 on it; transposed, A's cotangent is V (...) Vᵀ (eigenvalues distinct).
+    v = y if fn is Fn.EIGH_VECTORS else _fn(Fn.EIGH_VECTORS, a)
+    if fn is Fn.EIGH_VALUES:
+        return _symmetric((v * g[..., None, :]) @ v.mT)
+    w = _fn(Fn.EIGH_VALUES, a)
+    on = _eye(a) == 1.0
+    gaps = w[..., None, :] - w[..., :, None]
+    f = where(on, 0.0, 1.0 / where(on, 1.0, gaps))
+    return _symmetric(v @ (f * (v.mT @ g)) @ v.mT)
+
+
+def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
+    match n.attrs:
+        case Linalg(code, _):
+            fn, a = Fn(code), xs[0]
+        case _:
+            raise mismatch(n.op, n.attrs)
+    if fn is Fn.INV:  # d(A⁻¹) = -A⁻¹ dA A⁻¹
+        return (-(y.mT @ g @ y.mT),)
+    if fn is Fn.SOLVE:  # X = A⁻¹ B: B's cotangent solves Aᵀ, A's is minus that times Xᵀ
+        gb = _fn(Fn.SOLVE, a.mT, g)
+        return -(gb @ y.mT), gb
+    if fn in (Fn.DET, Fn.SLOGDET_LOGABS):  # d det A = det A tr(A⁻¹ dA); log|det A|: without det
+        scale = g * y if fn is Fn.DET else g
+        return (scale[..., None, None] * _fn(Fn.INV, a).mT,)
+    if fn is Fn.SLOGDET_SIGN:
+        return (zeros_like(a),)  # piecewise constant
+    if fn is Fn.CHOLESKY:  # L = chol(A): A's cotangent is L⁻ᵀ Φ(Lᵀ Ḡ) L⁻¹ (Murray 2016), Φ
+        inv = _fn(Fn.INV, y)  # the lower triangle with its diagonal halved
+        inner = y.mT @ g
+        return (_symmetric(inv.mT @ (tril(inner) - 0.5 * _eye(a) * inner) @ inv),)
+    if fn in (Fn.EIGH_VALUES, Fn.EIGH_VECTORS):
+        return (_eigh(fn, g, y, a),)
+    if fn is Fn.SVD_S:  # A = U diag(s) Vᵀ: ds = diag(Uᵀ dA V)
+        u, vt = _fn(Fn.SVD_U, a), _fn(Fn.SVD_VT, a)
+        return ((u * g[..., None, :]) @ vt,)
+    raise TypeError(f"grad: linalg.{fn.name.lower()} is not differentiable in minilazy (qr's "
+                    "factors and svd's singular vectors have no VJP rule yet)")
+
+
 def _matmul(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     # Work on the 2-D (batched) forms NumPy promotes 1-D operands to, then undo the promotion.
     a, b = xs
@@ -246,7 +323,7 @@ def _setitem(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangent
     picked = _op(Op.GETITEM, g, *index, attrs=n.attrs)
     if n.op is Op.SCATTER_ADD:
         return (g, picked, *(None for _ in index))
-    cleared = _op(Op.SETITEM, g, full((), 0, g.dtype, g.device), *index, attrs=n.attrs)
+    cleared = _op(Op.SETITEM, g, full((), 0, dtype=g.dtype, device=g.device), *index, attrs=n.attrs)
     return (cleared, picked, *(None for _ in index))
 
 
@@ -264,7 +341,7 @@ NOT_DIFFERENTIABLE: Final = frozenset({
     Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR, Op.LOGICAL_XOR,
     Op.LOGICAL_NOT, Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.BITWISE_INVERT,
     Op.SHIFT_LEFT, Op.SHIFT_RIGHT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.ARGMAX, Op.ARGMIN,
-    Op.ANY, Op.ALL,
+    Op.ANY, Op.ALL, Op.ARGSORT,
 })
 
 VJP: Final[Mapping[Op, Rule]] = {
@@ -273,5 +350,6 @@ VJP: Final[Mapping[Op, Rule]] = {
     Op.DATA: _zero, Op.SCALAR: _zero, Op.IOTA: _zero,  # no operands: an empty tuple of zeros
     Op.WHERE: _where, Op.CONVERT: _convert,
     Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme, Op.CUMSUM: _cumsum,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: conv_vjp,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: conv_vjp, Op.SORT: _sort,
+    Op.LINALG: _linalg,
 }

@@ -14,7 +14,8 @@ its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, ke
 ``x[key] = value``, which rebinds ``x`` and returns it; keys hold ints, slices, ``None``,
 ``Ellipsis``, integer index arrays as the implementation's tensors, and lists of ints (index
 lists, known on the host); with capability ``dynamic``, also boolean masks as tensors.
-Convolution and pooling are methods of their own (capability ``conv``), in torch's layout.
+Convolution and pooling are methods of their own (capability ``conv``), in torch's layout;
+so are ``sort``, ``argsort`` and the ``linalg`` extension (capability ``linalg``).
 
 An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
 every op of the registry) says which, and the suite skips tests of the others.
@@ -55,6 +56,7 @@ CAPABILITIES = frozenset({
     "fallbacks",  # counters().fallbacks: data-dependent op calls run on the host
     "no_fallback",  # no_fallback(): a context in which host fallbacks raise RuntimeError
     "conv",       # conv2d, max_pool2d, avg_pool2d: convolution and pooling in torch's layout
+    "linalg",     # sort, argsort, linalg(name, ...): the Array API's sorts and linalg extension
 })
 
 # The variable that names an implementation when ``--lazy-impl`` does not.
@@ -331,6 +333,19 @@ class OptionalAdapter(Adapter, Protocol):
         """As torch's ``avg_pool2d`` of ``x`` (N, C, H, W).
 
         Padded zeros count in the mean; capability ``conv``.
+        """
+
+    def sort(self, x: Any, *, axis: int = -1, descending: bool = False) -> Any:
+        """The Array API's ``sort`` (stable; NaNs last when ascending). Capability ``linalg``."""
+
+    def argsort(self, x: Any, *, axis: int = -1, descending: bool = False) -> Any:
+        """The Array API's stable ``argsort``, indices int64. Capability ``linalg``."""
+
+    def linalg(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """The Array API's ``linalg.<name>(*args, **kwargs)`` (capability ``linalg``).
+
+        Tensors where the standard takes arrays; a function of several results (``eigh``,
+        ``qr``, ``svd``, ``slogdet``) returns them as a tuple, in the standard's order.
         """
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:

@@ -39,7 +39,7 @@ class MinilazyAdapter:
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
                 "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
-                "no_fallback", "conv"}
+                "no_fallback", "conv", "linalg"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
@@ -83,6 +83,16 @@ class MinilazyAdapter:
     def avg_pool2d(self, x: ml.Tensor, kernel_size: Pair, stride: Pair | None = None,
                    padding: Pair = 0) -> ml.Tensor:
         return ml.nn.avg_pool2d(x, kernel_size, stride, padding)
+
+    def sort(self, x: ml.Tensor, *, axis: int = -1, descending: bool = False) -> ml.Tensor:
+        return ml.sort(x, axis=axis, descending=descending)
+
+    def argsort(self, x: ml.Tensor, *, axis: int = -1, descending: bool = False) -> ml.Tensor:
+        return ml.argsort(x, axis=axis, descending=descending)
+
+    def linalg(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        out = getattr(ml.linalg, name)(*args, **kwargs)
+        return tuple(out) if isinstance(out, tuple) else out
 
     def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
         result: ml.Tensor = INPLACE[op](x, other)

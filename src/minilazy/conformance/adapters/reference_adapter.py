@@ -34,7 +34,8 @@ class ReferenceAdapter(MinilazyAdapter):
     def __init__(self) -> None:
         super().__init__("cpu")
         self.name = "minilazy-reference"
-        self.capabilities = frozenset({"keys", "ir", "setitem", "metadata", "float64"})
+        self.capabilities = frozenset({"keys", "ir", "setitem", "metadata", "float64",
+                                       "linalg"})
 
     def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
         with ml.policy(max_pending_nodes=_NEVER):

@@ -89,6 +89,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("promotes-int8-uint8-to-int8", "lowering", "LZ-NUM-002"),
     _engine("vjp-matmul-untransposed", "autodiff", "LZ-AD-001", "LZ-AD-002"),
     _engine("vjp-broadcast-not-summed", "autodiff", "LZ-AD-002"),
+    _engine("vjp-conv-unflipped", "autodiff", "LZ-AD-001", focus="conv2d"),
+    _engine("vjp-cumsum-forward", "autodiff", "LZ-AD-001", focus="cumulative_sum"),
     _engine("scalar-observation-stale", "observation", "LZ-BAR-004"),
     _engine("autocut-drops-pending", "auto-cut", "LZ-BAR-008", "LZ-BAR-007"),
     _engine("fallback-syncs-all", "fallback", "LZ-DYN-002"),

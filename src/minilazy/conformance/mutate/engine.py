@@ -22,6 +22,7 @@ from jax import lax
 import minilazy as ml
 from minilazy import (
     barrier,
+    convolution,
     donation,
     fallback,
     infer,
@@ -308,6 +309,27 @@ def vjp_matmul_untransposed() -> MinilazyAdapter:
 
     real = vjps.VJP[Op.MATMUL]
     _set_table(vjps.VJP, Op.MATMUL, matmul)
+    return cpu()
+
+
+def vjp_conv_unflipped() -> MinilazyAdapter:
+    """The gradient of a convolution with respect to its input uses the filter unreversed.
+
+    A correlation where the transpose needs a convolution: right only for symmetric windows.
+    """
+    _set(convolution, "flip", lambda x, axis=None: x)
+    return cpu()
+
+
+def vjp_cumsum_forward() -> MinilazyAdapter:
+    """The gradient of a cumulative sum scans the cotangent the way the sum went, not back.
+
+    ``x[i]`` gets the cotangents of the sums up to ``i``, not of those from ``i`` on.
+    """
+    def cumsum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Any:
+        return (tracer.record(Op.CUMSUM, (g._node,), n.attrs, g.device),)
+
+    _set_table(vjps.VJP, Op.CUMSUM, cumsum)
     return cpu()
 
 

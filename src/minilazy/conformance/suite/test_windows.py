@@ -2,22 +2,29 @@
 
 ``conv2d``, ``max_pool2d`` and ``avg_pool2d`` in torch's layout match :mod:`windows`' NumPy
 references in shape, dtype and value (LZ-NUM-017), and recording them runs nothing
-(LZ-REC-001). Implementations without the capability skip, naming it.
+(LZ-REC-001). Their gradients (capability ``autodiff`` too) are the derivatives of those
+references (LZ-AD-001), and a convolution or a window that cannot be applied raises at the call,
+naming the shapes, before anything runs (LZ-ERR-001). Implementations without the capability
+skip, naming it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from minilazy.conformance import windows
-from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close
 from minilazy.conformance.strategies import allowed, arrays, dtypes_for
+from minilazy.conformance.suite.test_errors import names_shape, raised
+from minilazy.conformance.suite.test_scans import check_gradient
 from minilazy.conformance.suite.util import counting, fresh, settle
 
 Array = np.ndarray[Any, Any]
@@ -117,3 +124,142 @@ def test_recording_convolution_and_pooling_executes_nothing(adapter: OptionalAda
         ref, size = getattr(windows, pool)(want, *args), getattr(windows, pool)(mag, *args)
         assert_close(adapter.to_numpy(got), ref, "reduction",
                      windows.window_bound(ref, size, 9 * 9 + 1), what=f"conv2d then {pool}")
+
+
+def _at_most(n: int) -> settings:
+    """The profile's ``max_examples``, but at most ``n``.
+
+    Each example of a gradient test compiles a new forward and backward graph (about 0.4 s on
+    a CPU): the ``thorough`` profile's 200 would outrun ``--lazy-timeout`` (60 s a test).
+    """
+    return settings(max_examples=min(settings().max_examples, n))
+
+
+def _float64(adapter: OptionalAdapter, op: str) -> None:
+    """Skip a gradient test where ``op`` takes no float64: LZ-AD-001 is checked in float64."""
+    if np.dtype(np.float64) not in _floats(adapter, op):
+        pytest.skip(f"{adapter.name} has no float64 {op}: LZ-AD-001 is checked in float64")
+
+
+@pytest.mark.spec("LZ-AD-001")
+@pytest.mark.requires("conv")
+@pytest.mark.ops("multiply", "sum")
+@_at_most(50)
+@given(data=st.data())
+def test_conv2d_gradients_match_finite_differences(adapter: OptionalAdapter,
+                                                   data: st.DataObject) -> None:
+    """With respect to the input, the filter and the bias, in float64.
+
+    Groups 1-2, kernels 1-3, strides 1-2, dilation 1-2, padding 0-2: the input's gradient is a
+    convolution with the filter reversed, spread by the strides; the filter's, a correlation
+    of the input with the cotangent, group by group.
+    """
+    _float64(adapter, "conv2d")
+    draw = data.draw
+    groups, cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = _pair(draw, st.integers(1, 2), "stride")
+    padding = _pair(draw, st.integers(0, 2), "padding")
+    dilation = _pair(draw, st.integers(1, 2), "dilation")
+    lows = [max(1, (k - 1) * d + 1 - 2 * p) for k, d, p in zip(
+        kernel, windows.pair(dilation), windows.pair(padding), strict=True)]
+    sides = tuple(draw(st.integers(low, low + 2)) for low in lows)
+    bias = draw(st.booleans(), label="bias")
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
+    args = [rng.standard_normal((draw(st.integers(1, 2)), groups * cg, *sides)),
+            rng.standard_normal((groups * og, cg, *kernel))]
+    if bias:
+        args.append(rng.standard_normal(groups * og))
+    kw: dict[str, Any] = {"stride": stride, "padding": padding, "dilation": dilation,
+                          "groups": groups}
+    check_gradient(adapter, "conv2d", args,
+                   lambda x, w, b=None: adapter.conv2d(x, w, b, **kw),
+                   lambda x, w, b=None: windows.conv2d(x, w, b, **kw), rng,
+                   f"conv2d(f64{args[0].shape}, f64{args[1].shape}, bias={bias}, {kw})")
+
+
+@pytest.mark.spec("LZ-AD-001")
+@pytest.mark.requires("conv")
+@pytest.mark.ops("multiply", "sum")
+@pytest.mark.parametrize("pool", ["max_pool2d", "avg_pool2d"])
+@_at_most(50)
+@given(data=st.data())
+def test_pooling_gradients_match_finite_differences(adapter: OptionalAdapter, pool: str,
+                                                    data: st.DataObject) -> None:
+    """Kernels 1-3, the default stride or 1-3, padding up to half the kernel, in float64.
+
+    Windows overlap when the stride is less than the kernel: an element's gradient sums over
+    every window it is in. The inputs of ``max_pool2d`` are distinct (no ties inside a window,
+    and 0.1 apart, far more than the finite differences' step): at a tie the maximum has no
+    derivative, and implementations split the gradient (minilazy, JAX) or give it to one
+    element (torch) as they like.
+    """
+    _float64(adapter, pool)
+    draw = data.draw
+    kernel = _pair(draw, st.integers(1, 3), "kernel_size")
+    kh, kw = windows.pair(kernel)
+    stride = draw(st.none() | st.integers(1, 3) | st.tuples(st.integers(1, 3),
+                                                             st.integers(1, 3)), label="stride")
+    padding = draw(st.tuples(st.integers(0, kh // 2), st.integers(0, kw // 2)), label="padding")
+    sides = tuple(draw(st.integers(max(1, k - 2 * p), k + 3)) for k, p in zip(
+        (kh, kw), padding, strict=True))
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 2)), *sides)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
+    size = int(np.prod(shape))
+    x = (rng.permutation(size) - size / 2).reshape(shape) * 0.1 if pool == "max_pool2d" \
+        else rng.standard_normal(shape)
+    check_gradient(adapter, pool, [x],
+                   lambda t: getattr(adapter, pool)(t, kernel, stride, padding),
+                   lambda t: getattr(windows, pool)(t, kernel, stride, padding), rng,
+                   f"{pool}(f64{shape}, {kernel}, {stride}, {padding})")
+
+
+def _f32(a: OptionalAdapter, shape: tuple[int, ...]) -> Any:
+    return a.from_numpy(np.zeros(shape, np.float32))
+
+
+# Convolutions and windows that cannot be applied: (call, the shapes its message must name).
+BAD_WINDOWS: dict[str, tuple[Callable[[OptionalAdapter], Any], tuple[tuple[int, ...], ...]]] = {
+    "channels": (lambda a: a.conv2d(_f32(a, (1, 3, 5, 5)), _f32(a, (2, 2, 3, 3))),
+                 ((1, 3, 5, 5), (2, 2, 3, 3))),
+    "groups-split-no-channels": (lambda a: a.conv2d(_f32(a, (1, 3, 5, 5)),
+                                                     _f32(a, (2, 1, 3, 3)), groups=2),
+                                 ((1, 3, 5, 5), (2, 1, 3, 3))),
+    "groups-split-no-filters": (lambda a: a.conv2d(_f32(a, (1, 4, 5, 5)),
+                                                    _f32(a, (3, 2, 3, 3)), groups=2),
+                                ((1, 4, 5, 5), (3, 2, 3, 3))),
+    "kernel-larger-than-input": (lambda a: a.conv2d(_f32(a, (1, 3, 5, 5)),
+                                                     _f32(a, (2, 3, 6, 3))),
+                                 ((1, 3, 5, 5), (2, 3, 6, 3))),
+    "kernel-larger-than-padded": (lambda a: a.conv2d(_f32(a, (1, 3, 4, 4)),
+                                                      _f32(a, (2, 3, 3, 7)), padding=1),
+                                  ((1, 3, 4, 4), (2, 3, 3, 7))),
+    "dilated-kernel-larger": (lambda a: a.conv2d(_f32(a, (1, 3, 5, 5)), _f32(a, (2, 3, 3, 3)),
+                                                 dilation=3),
+                              ((1, 3, 5, 5), (2, 3, 3, 3))),
+    "max_pool2d-kernel": (lambda a: a.max_pool2d(_f32(a, (1, 3, 5, 5)), 6), ((1, 3, 5, 5),)),
+    "avg_pool2d-kernel": (lambda a: a.avg_pool2d(_f32(a, (1, 3, 5, 5)), (2, 6)),
+                          ((1, 3, 5, 5),)),
+}
+
+
+@pytest.mark.spec("LZ-ERR-001")
+@pytest.mark.requires("conv")
+@pytest.mark.parametrize("case", sorted(BAD_WINDOWS))
+def test_a_convolution_that_cannot_apply_raises_at_the_call(adapter: OptionalAdapter,
+                                                            case: str) -> None:
+    """Channels, groups or a window the input cannot take: raised at the call, naming shapes.
+
+    Channels the filter does not take, groups that divide neither the channels nor the filters,
+    a (dilated) kernel larger than the padded input: the message names the input's shape (and
+    the filter's), and nothing runs first (where the adapter counts runs). Any exception will
+    do: the rule names no type (minilazy raises ``ValueError``).
+    """
+    call, shapes = BAD_WINDOWS[case]
+    settle(adapter)
+    counted = satisfies(capabilities_of(adapter), "executions|compiles")
+    with counting(adapter) if counted else nullcontext(None) as d:
+        message = str(raised(lambda: call(adapter)))
+    for shape in shapes:
+        assert names_shape(message, shape), f"{case}: {message!r} does not name {shape}"
+    assert d is None or d.ran_nothing(), f"{case}: the error came from running: {d}"
