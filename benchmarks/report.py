@@ -33,11 +33,17 @@ ROWS = (
     ("graph100/tensors", "barrier", "cached barrier returns, 100-op graph, tensors only"),
     ("graph100/tensors", "step", "100-op graph step, tensors only"),
     ("mlp", "step", "MLP training step (784-256-10, batch 128)"),
+    ("model/cnn", "step", "CNN training step (conv 1-8, conv 8-16, linear, batch 64, Adam)"),
+    ("model/transformer", "step",
+     "Transformer training step (2 layers, width 64, context 32, batch 16, AdamW)"),
     ("chain/1e6", "step", "20-op elementwise chain, 1e6 float32"),
     ("chain/1e7", "step", "20-op elementwise chain, 1e7 float32"),
 )
 
 Result = dict[str, Any]
+# model -> (its step's workload, its name in the tables)
+MODEL_ROWS = {"mlp": ("mlp", "MLP"), "cnn": ("model/cnn", "CNN"),
+              "transformer": ("model/transformer", "Transformer")}
 
 
 def label(system: str) -> str:
@@ -89,12 +95,15 @@ def evaluate_goals(results: Sequence[Result], settings: Sequence[str]) -> list[d
             goals.append(_goal(t, f"cached barrier + wait, 100-op graph ({variant}) <= 0.5x "
                                "torch._lazy", get(wl, "barrier+wait", "minilazy"),
                                get(wl, "barrier+wait", "torch-lazy"), "torch-lazy", 0.5))
-        ours = get("mlp", "step", "minilazy")
-        goals.append(_goal(t, "MLP step <= 1.3x jax.jit", ours, get("mlp", "step", "jax-jit"),
-                           "jax-jit", 1.3))
-        for peer in ("torch-lazy", "torch-xla"):
-            goals.append(_goal(t, f"MLP step below {label(peer)}", ours,
-                               get("mlp", "step", peer), peer, 1.0))
+        for wl, name in MODEL_ROWS.values():
+            ours = get(wl, "step", "minilazy")
+            if name != "MLP" and ours is None:  # the models were not measured: no goal rows
+                continue
+            goals.append(_goal(t, f"{name} step <= 1.3x jax.jit", ours,
+                               get(wl, "step", "jax-jit"), "jax-jit", 1.3))
+            for peer in ("torch-lazy", "torch-xla"):
+                goals.append(_goal(t, f"{name} step below {label(peer)}", ours,
+                                   get(wl, "step", peer), peer, 1.0))
         goals.append(_goal(t, "20-op chain at 1e6 >= 5x NumPy eager",
                            get("chain/1e6", "step", "minilazy"),
                            get("chain/1e6", "step", "numpy"), "numpy", 5.0,
@@ -119,9 +128,12 @@ def _cell_time(r: Result | None) -> str:
     return f"{fmt_time(r['median'])} ({fmt_time(r['p10'])}–{fmt_time(r['p90'])})"
 
 
-def _cold_rows(cold: Sequence[Result], threads: str, systems: Sequence[str]
+def _cold_rows(cold: Sequence[Result], threads: str, systems: Sequence[str], model: str = "mlp"
                ) -> list[tuple[str, list[str]]]:
     import numpy as np
+
+    name = MODEL_ROWS[model][1]
+    cold = [c for c in cold if c.get("model", "mlp") == model]  # older runs: the MLP only
 
     def runs(system: str, memory_run: bool | None = None) -> list[Result]:
         return [c for c in cold if c["threads"] == threads and c["system"] == system
@@ -157,21 +169,31 @@ def _cold_rows(cold: Sequence[Result], threads: str, systems: Sequence[str]
             return "—"
         return f"{got[0]['loss_first']:.4f} → {got[0]['loss_step21']:.4f}"
 
-    steps = next((c["steps"] for c in cold if c["memory_run"]), 0)
-    return [
-        ("first MLP step in a fresh process (compiles)",
+    def nodes(system: str) -> str:
+        got = runs(system, True)
+        return str(got[0]["nodes_per_step"]) if got and got[0].get("nodes_per_step") else "—"
+
+    if not cold:
+        return []
+    steps = next((c["steps"] for c in cold if c["memory_run"] and c["threads"] == threads), 0)
+    rows = [
+        (f"first {name} step in a fresh process (compiles)",
          [spread([c["first_step_s"] for c in runs(s)], seconds) for s in systems]),
-        (f"compiles: first step + next {steps} steps", [compiles(s) for s in systems]),
-        (f"peak RSS over {steps + 1} steps", [memory(s, "peak_rss_mib", mib) for s in systems]),
-        ("peak RSS growth over the set-up process",
+        (f"{name}: compiles, first step + next {steps} steps", [compiles(s) for s in systems]),
+        (f"{name}: peak RSS over {steps + 1} steps",
+         [memory(s, "peak_rss_mib", mib) for s in systems]),
+        (f"{name}: peak RSS growth over the set-up process",
          [memory(s, "peak_growth_mib", mib) for s in systems]),
-        (f"MLP step, mean of the {steps} steps after the first",
+        (f"{name} step, mean of the {steps} steps after the first",
          [memory(s, "later_step_s", seconds) for s in systems]),
-        ("import + set-up of the worker",
+        (f"{name}: import + set-up of the worker",
          [spread([c["import_s"] for c in runs(s)], seconds) for s in systems]),
-        ("loss after step 1 → step 21 (same numbers in, same loss out)",
+        (f"{name}: loss after step 1 → step 21 (same numbers in, same loss out)",
          [losses(s) for s in systems]),
+        (f"{name}: graph nodes per step (lazy systems; parameters included)",
+         [nodes(s) for s in systems]),
     ]
+    return [r for r in rows if any(c != "—" for c in r[1])]
 
 
 def _table(header: Sequence[str], rows: Sequence[tuple[str, Sequence[str]]]) -> list[str]:
@@ -208,8 +230,12 @@ def markdown(report: dict[str, Any]) -> str:
     ]
     if "remeasured" in env:  # benchmarks/run.py --workloads ... --merge
         again = env["remeasured"]
+        again_loads = [x["load1"] for x in again.get("load", [])]
+        during = (f", in {again['seconds']:.0f} s, load average {min(again_loads):.2f}–"
+                  f"{max(again_loads):.2f}" if again_loads else "")
         lines[-1:-1] = ["", f"Remeasured {again['date']} ({again['mode']} mode, "
-                            f"{' '.join(again['argv'])}): those rows replace the first run's."]
+                            f"{' '.join(again['argv'])}{during}): those rows replace the first "
+                            "run's."]
     header = ["", *[label(s) for s in systems]]
     for t in env["threads"]:
         lines += [f"### {THREAD_TITLES[t].format(cpus=env['cpu_count'])}", ""]
@@ -217,7 +243,10 @@ def markdown(report: dict[str, Any]) -> str:
                 for wl, metric, title in ROWS]
         rows = [r for r in rows if any(c != "—" for c in r[1])]
         lines += _table(header, rows) + [""]
-        lines += _table(header, _cold_rows(cold, t, systems)) + [""]
+        for model in MODEL_ROWS:
+            cold_rows = _cold_rows(cold, t, systems, model)
+            if cold_rows:
+                lines += _table(header, cold_rows) + [""]
     lines += ["### Goals", ""]
     lines += [f"- **{_verdict(g)}** ({g['threads']} thread) {g['goal']}: {g['value']}"
               for g in report["goals"]]
@@ -229,7 +258,12 @@ def markdown(report: dict[str, Any]) -> str:
         "cache hit); *returns* is `mark_step` alone (PyTorch/XLA executes asynchronously). "
         "`jax.jit` bakes Python scalars into the program as constants; PyTorch/XLA and "
         "`minilazy special_scalars` bake only 0 and 1. The MLP step includes moving the batch "
-        "to the device. Every lazy system's timed samples compiled nothing unless noted.",
+        "to the device. Every lazy system's timed samples compiled nothing unless noted. "
+        "The CNN and the Transformer (those of `minilazy.models`) start from the same weights "
+        "(`minilazy.models`' own init, made in NumPy) on the same random data in every system; "
+        "NumPy and JAX op by op do not run them (—). Nodes per step: minilazy's "
+        "`ml.graph(...).num_nodes` of the step's cut, the peers' IR nodes of the same outputs "
+        "(`torch._lazy.debug.dump_ir`, `_get_xla_tensors_text`), device data included.",
     ]
     compiled = sorted({f"{label(r['system'])} ({r['workload']}, {r['threads']} thread)"
                        for r in results if r.get("compiles_timed")})
@@ -247,6 +281,8 @@ PANELS = (
     ("graph100/scalars", "barrier+wait", "cached barrier + wait, 100 ops, 50 scalars"),
     ("graph100/tensors", "barrier+wait", "cached barrier + wait, 100 ops, tensors"),
     ("mlp", "step", "MLP training step"),
+    ("model/cnn", "step", "CNN training step"),
+    ("model/transformer", "step", "Transformer training step"),
     ("chain/1e6", "step", "20-op chain, 1e6 float32"),
     ("chain/1e7", "step", "20-op chain, 1e7 float32"),
     ("cold", "first_step_s", "first MLP step (compile)"),
@@ -263,7 +299,8 @@ def _panel_values(report: dict[str, Any], threads: str, workload: str, metric: s
         r = find(report["results"], threads, workload, metric, system)
         return None if r is None else (r["median"], r["p10"], r["p90"])
     xs = [c[metric] for c in report["cold"] if c["threads"] == threads
-          and c["system"] == system and (metric != "peak_rss_mib" or c["memory_run"])]
+          and c["system"] == system and c.get("model", "mlp") == "mlp"
+          and (metric != "peak_rss_mib" or c["memory_run"])]
     if not xs:
         return None
     p50, p10, p90 = np.percentile(xs, [50, 10, 90])
@@ -279,7 +316,7 @@ def plot(report: dict[str, Any], stem: Path) -> list[Path]:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     settings = report["environment"]["threads"]
-    fig, axes = plt.subplots(3, 3, figsize=(15, 11), constrained_layout=True)
+    fig, axes = plt.subplots(4, 3, figsize=(15, 14.5), constrained_layout=True)
     colors = {"one": "#1f77b4", "default": "#ff7f0e"}
     names = {"one": "one thread", "default": "default threads"}
     height = 0.8 / max(1, len(settings))
@@ -309,6 +346,8 @@ def plot(report: dict[str, Any], stem: Path) -> list[Path]:
             ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: fmt_time(x)))
             ax.xaxis.set_minor_formatter(NullFormatter())
         ax.grid(axis="x", alpha=0.3)
+    for ax in axes.flat[len(PANELS):]:
+        ax.set_visible(False)
     axes.flat[0].legend(loc="lower right", fontsize=8)
     env = report["environment"]
     fig.suptitle(f"minilazy and the peers: median, whiskers p10–p90, log scale "

@@ -5,6 +5,7 @@ Usage::
     python benchmarks/run.py [--quick] [--systems ...] [--threads one default] [--out DIR]
                              [--peers DIR]
     python benchmarks/run.py --workloads record/chains --merge   # remeasure rows, keep the rest
+    python benchmarks/run.py --workloads model/cnn model/transformer mlp --merge  # the models
 
 Every system runs in its own worker process (``worker.py``) under its own Python: minilazy,
 NumPy and JAX under this one; torch eager and ``torch._lazy`` under ``PEERS/ltc``; PyTorch/XLA
@@ -26,10 +27,20 @@ Workloads (see ``workloads.py``; the same source runs on every system):
 - ``mlp``: a 784-256-10 MLP training step, batch 128, softmax cross-entropy, SGD with momentum,
   the batch transferred each step (minilazy: ``minilazy.demo.train_step``; torch: idiomatic
   ``F.cross_entropy`` + ``torch.optim.SGD``; JAX: ``jax.value_and_grad``; NumPy: by hand);
+- ``model/cnn``, ``model/transformer``: a training step of the main job's models
+  (``minilazy.models``, ``python -m minilazy --model cnn|transformer``): the CNN (conv 1-8,
+  conv 8-16, linear 784-10, batch 64) with Adam, the character Transformer (2 layers, width 64,
+  4 heads, context 32, batch 16) with AdamW, a cosine learning rate; minilazy as the models
+  are written (``ml.nn``, ``ml.value_and_grad``, ``ml.optim.adam``), ``jax.jit`` the same model
+  and update in JAX, torch with ``torch.nn.functional`` and ``torch.optim.Adam``/``AdamW``;
+  NumPy and JAX op by op do not run them. Not in ``--quick`` unless named with ``--workloads``;
 - ``chain/1e6``, ``chain/1e7``: a 20-op elementwise chain on float32 (record + barrier + wait);
-- ``cold``: in each fresh worker, the first MLP step (compiles), the compiles of the next
-  steps, and the peak RSS (``ru_maxrss``) over 1000 steps; minilazy's persistent compile cache
-  is off (``persistent_cache.py`` measures a fresh process that finds its programs on disk).
+- ``cold``: per model (the MLP, and the CNN and the Transformer where measured), in fresh
+  workers: the first step (compiles), the compiles of the next steps, the peak RSS
+  (``ru_maxrss``) over 1000 steps (``Plan.model_cold_steps`` can shorten a model's), the
+  losses after steps 1 and 21, and the graph's nodes per step for the lazy systems;
+  minilazy's persistent compile cache is off (``persistent_cache.py`` measures a fresh process
+  that finds its programs on disk). With ``--workloads``, only the chosen models'.
 
 Two thread settings: ``one`` (``taskset -c 0``, XLA_FLAGS with one intra-op thread and no Eigen
 pool, ``torch.set_num_threads(1)``, OMP/MKL/OpenBLAS at 1) and ``default`` (nothing set).
@@ -57,6 +68,7 @@ from typing import IO, Any
 
 from harness import SINGLE_THREAD_ENV, XLA_SINGLE_THREAD, Stats
 from report import SYSTEM_ORDER, evaluate_goals, markdown, plot, print_goals
+from workloads import MODELS
 
 HERE = Path(__file__).resolve().parent
 THREADS = ("one", "default")
@@ -71,9 +83,15 @@ class Plan:
     repeat: int  # samples per system and workload, round-robin
     target_s: float  # one sample's length: ops or steps per sample are sized to this
     chain_sizes: tuple[int, ...]
-    cold_steps: int  # MLP steps after the first one in the cold run (peak memory)
+    cold_steps: int  # steps after the first one in the cold run (peak memory)
     cold_repeat: int  # fresh processes per system for the first-step time (>= 1)
     settle_s: float  # pause before each sample with default threads (see measure_workload)
+    # cold_steps for some models: a slow peer (torch._lazy's Transformer step takes ~0.2 s)
+    # can make 1000 steps per system too long for a run
+    model_cold_steps: dict[str, int] = field(default_factory=dict)
+
+    def steps_of(self, model: str) -> int:
+        return self.model_cold_steps.get(model, self.cold_steps)
 
 
 FULL = Plan(warmup=2, repeat=15, target_s=0.08, chain_sizes=(1_000_000, 10_000_000),
@@ -103,6 +121,8 @@ def workloads(plan: Plan) -> list[Workload]:
         Workload("graph100/scalars", "graph100", {"scalars": True}, max_units=200),
         Workload("graph100/tensors", "graph100", {"scalars": False}, max_units=200),
         Workload("mlp", "mlp", max_units=100),
+        Workload("model/cnn", "model", {"model": "cnn"}, max_units=100),
+        Workload("model/transformer", "model", {"model": "transformer"}, max_units=100),
     ]
     out += [Workload(f"chain/{n:.0e}".replace("e+0", "e"), "chain", {"n": n}, probe=1,
                      max_units=20) for n in plan.chain_sizes]
@@ -237,16 +257,25 @@ def start_workers(specs: Sequence[SystemSpec], threads: str, out: Path, run: Run
     return workers
 
 
-def cold_sample(w: WorkerProcess, threads: str, steps: int, run: Run, first: bool) -> None:
+def cold_sample(w: WorkerProcess, threads: str, model: str, steps: int, run: Run,
+                first: bool) -> None:
     try:
-        got = w.call("cold", steps=steps)["cold"]
+        answer = w.call("cold", steps=steps, model=model)
     except WorkerError as e:
-        run.notes.append(f"{w.spec.id} ({threads} thread): cold run failed: "
+        run.notes.append(f"{w.spec.id} ({threads} thread): cold run of {model} failed: "
                          f"{str(e).strip().splitlines()[-1]}")
         return
+    if "skip" in answer:  # NotApplicable: this system does not run this model
+        return
+    got = answer["cold"]
     got.update(system=w.spec.id, threads=threads, import_s=w.ready["import_s"],
                memory_run=first)
     run.cold.append(got)
+
+
+def cold_key(c: dict[str, Any]) -> tuple[str, str, str]:
+    """A cold run's (threads, system, model); runs from before the models were the MLP's."""
+    return c["threads"], c["system"], c.get("model", "mlp")
 
 
 def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -256,20 +285,29 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     out = dict(old)
     out["results"] = [r for r in old["results"] if tuple(r[k] for k in key) not in fresh]
     out["results"] += new["results"]
+    fresh_cold = {cold_key(c) for c in new["cold"]}
+    out["cold"] = [c for c in old["cold"] if cold_key(c) not in fresh_cold] + new["cold"]
+    # a system new since the first run (a peer installed later) brings its versions
+    known = {(w["system"], w["threads"]) for w in old["workers"]}
+    out["workers"] = [*old["workers"],
+                      *(w for w in new["workers"] if (w["system"], w["threads"]) not in known)]
     out["notes"] = [*old.get("notes", []), *(f"remeasured {new['environment']['date']}: {n}"
                                              for n in new["notes"])]
-    out["environment"] = {**old["environment"], "remeasured": new["environment"]}
+    # the load during the remeasure goes with it: "load" stays the first run's
+    out["environment"] = {**old["environment"],
+                          "remeasured": {**new["environment"], "load": new["load"]}}
     return out
 
 
 def measure_setting(specs: Sequence[SystemSpec], threads: str, plan: Plan, out: Path,
-                    run: Run, chosen: Sequence[Workload], cold: bool = True) -> None:
+                    run: Run, chosen: Sequence[Workload], models: Sequence[str]) -> None:
     log(f"\n== {threads} thread{'s' if threads == 'default' else ''} ==")
     loadavg(run, f"{threads}: start")
+    for model in models:  # before the long-lived workers start: nothing else runs meanwhile
+        cold_samples(specs, threads, model, plan, out, run)
+        loadavg(run, f"{threads}: after cold {model}")
     workers = start_workers(specs, threads, out, run, "")
     try:
-        if cold:
-            cold_samples(specs, workers, threads, plan, out, run)
         for wl in chosen:
             measure_workload(wl, workers, threads, plan, run)
             loadavg(run, f"{threads}: after {wl.name}")
@@ -278,18 +316,19 @@ def measure_setting(specs: Sequence[SystemSpec], threads: str, plan: Plan, out: 
             w.close()
 
 
-def cold_samples(specs: Sequence[SystemSpec], workers: dict[str, WorkerProcess], threads: str,
-                 plan: Plan, out: Path, run: Run) -> None:
+def cold_samples(specs: Sequence[SystemSpec], threads: str, model: str, plan: Plan, out: Path,
+                 run: Run) -> None:
+    """``model``'s cold runs: each in a fresh worker (``ru_maxrss`` is the process's peak, so
+    one model's run would hide the next one's); the first also runs the steps for memory."""
     started = time.perf_counter()
-    for w in workers.values():
-        cold_sample(w, threads, plan.cold_steps, run, first=True)
-    for i in range(1, plan.cold_repeat):  # more fresh processes, first step only
+    steps = plan.steps_of(model)
+    for i in range(plan.cold_repeat):  # the first: memory run; the others: first step only
         for spec in specs:
-            extra = start_workers([spec], threads, out, run, f"-cold{i}")
-            for w in extra.values():
-                cold_sample(w, threads, 3, run, first=False)
+            fresh = start_workers([spec], threads, out, run, f"-cold-{model}{i}")
+            for w in fresh.values():
+                cold_sample(w, threads, model, steps if i == 0 else 3, run, first=i == 0)
                 w.close()
-    log(f"  cold: first MLP step and {plan.cold_steps} more, in {plan.cold_repeat} fresh "
+    log(f"  cold {model}: first step and {steps} more, in {plan.cold_repeat} fresh "
         f"process(es) per system: {time.perf_counter() - started:.1f} s")
 
 
@@ -369,7 +408,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the peers' virtual environments: PEERS/ltc, PEERS/xla")
     parser.add_argument("--workloads", nargs="+", metavar="NAME",
                         help="measure only these workloads (a name or its prefix, e.g. "
-                             "record/chains or chain); skips the cold first steps")
+                             "record/chains, chain, model); the cold runs only of the models "
+                             "chosen (mlp, model/cnn, model/transformer)")
     parser.add_argument("--merge", action="store_true",
                         help="keep the other rows of OUT/results.json: remeasure a few rows "
                              "without rerunning everything")
@@ -396,10 +436,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if spec.note:
             run.notes.append(f"{spec.id}: skipped: {spec.note}")
             log(f"  {spec.id}: skipped, {spec.note}")
-    chosen = [wl for wl in workloads(plan) if not args.workloads
-              or any(wl.name == w or wl.name.startswith(w + "/") for w in args.workloads)]
+    # --quick leaves the models out unless named: the CI smoke test stays short
+    chosen = [wl for wl in workloads(plan) if any(wl.name == w or wl.name.startswith(w + "/")
+                                                  for w in args.workloads)] \
+        if args.workloads else [wl for wl in workloads(plan)
+                                if not (args.quick and wl.name.startswith("model/"))]
+    # the cold runs: every model measured, or with --workloads the chosen models only
+    names = {wl.name for wl in chosen}
+    models = [m for m in MODELS if (m if m == "mlp" else f"model/{m}") in names]
     for threads in args.threads:
-        measure_setting(specs, threads, plan, args.out, run, chosen, cold=not args.workloads)
+        measure_setting(specs, threads, plan, args.out, run, chosen, models)
     env["seconds"] = time.perf_counter() - started
     report = {"environment": env, "systems": [asdict(s) for s in specs],
               "workers": run.workers, "results": run.results, "cold": run.cold,

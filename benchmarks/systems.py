@@ -1,16 +1,19 @@
 """The systems under test, one class each, and the timed loops they share.
 
 A system says how to put a host array on its device, how to cut a barrier, how to wait for a
-value, how to count its compiles and how to take one MLP training step; :class:`System` turns
-that into the workloads' timed samplers, so every system runs the same loop around the same
-program (``workloads``). Each system's libraries are imported in its constructor: a worker
-process imports only its own (the peers live in their own virtual environments).
+value, how to count its compiles and how to take one training step of each model (the MLP, the
+CNN and the Transformer of ``minilazy.models``); :class:`System` turns that into the workloads'
+timed samplers, so every system runs the same loop around the same program (``workloads``).
+Each system's libraries are imported in its constructor: a worker process imports only its own
+(the peers live in their own virtual environments).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import math
+import re
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -18,11 +21,18 @@ from typing import Any, ClassVar
 import numpy as np
 from harness import Samples, minor_faults, peak_rss_mib, rss_mib
 from workloads import (
+    ADAM_BETAS,
+    ADAM_EPS,
     CHAIN_LENGTH,
     CHAINS,
+    MODEL_LR,
     MOMENTUM,
     PARAM_NAMES,
     SCALAR,
+    TF_CONTEXT,
+    TF_HEADS,
+    TF_LAYERS,
+    TF_WEIGHT_DECAY,
     Array,
     HostArray,
     NumpyMLP,
@@ -34,12 +44,23 @@ from workloads import (
     loop_add,
     mlp_batches,
     mlp_init,
+    model_batches,
+    model_init,
+    model_lr,
     record_chains,
 )
 
 Sampler = Callable[[], Samples]
 CHECK_STEP = 20  # the cold run also reports the loss after step CHECK_STEP + 1
-Step = Callable[[int], Array]  # one MLP training step on batch i (transfers it); the loss
+Step = Callable[[int], Array]  # one training step on batch i (transfers it); the loss
+Outputs = Callable[[], list[Array]]  # what a step's barrier materialises (for graph_nodes)
+IR_NODE = re.compile(r"^\s*%\d+ = ", re.MULTILINE)  # a node of torch._lazy's or XLA's IR text
+
+
+def weight_decay(model: str) -> float:
+    """The Transformer trains with AdamW (as ``minilazy.models.main_transformer``), the CNN
+    with plain Adam."""
+    return TF_WEIGHT_DECAY if model == "transformer" else 0.0
 
 
 class NotApplicable(Exception):
@@ -57,6 +78,8 @@ class System:
     def __init__(self, single_thread: bool) -> None:
         self.single_thread = single_thread
         self.batches = mlp_batches()
+        self.count_nodes = False  # set: the next step's cut counts its graph's nodes first
+        self.nodes: int | None = None
 
     # -- hooks ---------------------------------------------------------------------------------
     def versions(self) -> dict[str, str]:
@@ -80,8 +103,30 @@ class System:
         """A context in which a long loop records without any automatic barrier."""
         return contextlib.nullcontext()
 
+    def graph_nodes(self, outputs: list[Array]) -> int | None:
+        """Nodes of the pending graph of ``outputs``, as the next barrier cuts it (lazy only)."""
+        return None
+
+    def cut(self, outputs: Outputs) -> None:
+        """A step's barrier; first counts the graph's nodes when :attr:`count_nodes` is set."""
+        if self.count_nodes:
+            self.nodes = self.graph_nodes(outputs())
+            self.count_nodes = False
+        self.barrier()
+
     def mlp_step(self) -> Step:
         raise NotImplementedError
+
+    def cnn_step(self) -> Step:
+        raise NotApplicable("no CNN step for this system")
+
+    def transformer_step(self) -> Step:
+        raise NotApplicable("no Transformer step for this system")
+
+    def model_step(self, model: str) -> Step:
+        """The training step of ``model`` (``mlp``, ``cnn`` or ``transformer``)."""
+        step: Step = getattr(self, f"{model}_step")()
+        return step
 
     def loss_value(self, loss: Array) -> float:
         return float(loss)
@@ -176,7 +221,11 @@ class System:
 
     def mlp(self, steps: int) -> Sampler:
         """MLP training steps, batch transfer included; per step = (``steps`` + wait) / steps."""
-        step = self.mlp_step()
+        return self.model("mlp", steps)
+
+    def model(self, model: str, steps: int) -> Sampler:
+        """``model``'s training steps, batch transfer included: (``steps`` + wait) / steps."""
+        step = self.model_step(model)
         counter = iter(range(1 << 62))
 
         def sample() -> Samples:
@@ -188,10 +237,11 @@ class System:
             return {"step": [(time.perf_counter() - start) / steps]}
         return sample
 
-    def cold(self, steps: int) -> dict[str, float | int | None]:
-        """In a fresh process: the first MLP step (compiles), then ``steps`` more; memory."""
+    def cold(self, steps: int, model: str = "mlp") -> dict[str, str | float | int | None]:
+        """In a fresh process: ``model``'s first step (compiles), then ``steps`` more; memory;
+        then one more step (untimed) whose graph's nodes are counted before its barrier."""
         rss_imported = rss_mib()
-        step = self.mlp_step()
+        step = self.model_step(model)
         rss_setup = rss_mib()
         compiles0 = self.compiles()
         faults0 = minor_faults()
@@ -211,10 +261,19 @@ class System:
         steady = (time.perf_counter() - start) / steps
         compiles2 = self.compiles()
 
+        loss_last = self.loss_value(loss)
+        peak = peak_rss_mib()
+        rss_end = rss_mib()
+        faults_per_step = (minor_faults() - faults0) / (steps + 1)
+        self.count_nodes, self.nodes = True, None
+        self.wait(step(steps + 1))
+        self.count_nodes = False
+
         def diff(a: int | None, b: int | None) -> int | None:
             return None if a is None or b is None else a - b
 
         return {
+            "model": model,
             "first_step_s": first,
             "later_step_s": steady,
             "compiles_first_step": diff(compiles1, compiles0),
@@ -222,15 +281,16 @@ class System:
             "steps": steps,
             "rss_imported_mib": rss_imported,
             "rss_setup_mib": rss_setup,
-            "rss_end_mib": rss_mib(),
-            "peak_rss_mib": peak_rss_mib(),
-            "peak_growth_mib": peak_rss_mib() - rss_setup,
-            "faults_per_step": (minor_faults() - faults0) / (steps + 1),
+            "rss_end_mib": rss_end,
+            "peak_rss_mib": peak,
+            "peak_growth_mib": peak - rss_setup,
+            "faults_per_step": faults_per_step,
             "loss_first": loss_first,
             # Training on random labels is chaotic: rounding differences between systems grow
             # until, after a few hundred steps, the losses differ. Step 21 still agrees.
             "loss_step21": checked,
-            "loss_last": self.loss_value(loss),
+            "loss_last": loss_last,
+            "nodes_per_step": self.nodes,
         }
 
 
@@ -286,6 +346,9 @@ class MinilazySystem(System):
     def recording(self) -> contextlib.AbstractContextManager[Any]:
         return self.ml.policy(max_pending_nodes=10**9)  # no auto-cut in a timed loop
 
+    def graph_nodes(self, outputs: list[Array]) -> int:
+        return int(self.ml.graph(*outputs).num_nodes)
+
     def mlp_step(self) -> Step:
         from minilazy import demo
 
@@ -294,10 +357,58 @@ class MinilazySystem(System):
         velocity = {k: ml.zeros_like(t) for k, t in p.items()}
         ml.mark_step()  # so that the first step's graph already looks like every later one
 
+        def counted(x: Array, y: Array, lr: float) -> Array:
+            # demo.train_step's body: it cuts inside, too early to count the graph's nodes
+            loss, grads = ml.value_and_grad(demo.loss_fn)(p, x, y)
+            for k in p:
+                velocity[k] = MOMENTUM * velocity[k] + grads[k]
+                p[k] -= lr * velocity[k]
+            del grads
+            self.cut(lambda: [loss, *p.values(), *velocity.values()])
+            return loss
+
         def step(i: int) -> Array:
             x, y = self.batches[i % len(self.batches)]
+            if self.count_nodes:
+                return counted(ml.asarray(x), ml.asarray(y), learning_rate(i))
             return demo.train_step(p, velocity, ml.asarray(x), ml.asarray(y),
                                    lr=learning_rate(i), momentum=MOMENTUM)
+        return step
+
+    def cnn_step(self) -> Step:
+        from minilazy import models
+
+        return self.adam_step("cnn", models.cnn_loss)
+
+    def transformer_step(self) -> Step:
+        from minilazy import models
+
+        return self.adam_step("transformer", models.transformer_loss)
+
+    def adam_step(self, model: str, loss_fn: Callable[..., Array]) -> Step:
+        """As ``minilazy.models.fit``: ``ml.value_and_grad``, then ``ml.optim.adam`` with this
+        step's learning rate, one barrier per step (the old buffers are donated)."""
+        ml = self.ml
+        wd = weight_decay(model)
+        batches = model_batches(model)
+        params = {k: ml.asarray(v) for k, v in model_init(model).items()}
+        state = {"params": params, "opt": ml.optim.adam(MODEL_LR, weight_decay=wd).init(params)}
+        compute = ml.value_and_grad(loss_fn)
+        ml.mark_step()  # materialise the initial state: step 0's graph is every later one's
+
+        def leaves(tree: Any) -> list[Array]:
+            if isinstance(tree, dict):
+                return [leaf for v in tree.values() for leaf in leaves(v)]
+            return [tree]
+
+        def step(i: int) -> Array:
+            x, y = batches[i % len(batches)]
+            loss, grads = compute(state["params"], ml.asarray(x), ml.asarray(y))
+            opt = ml.optim.adam(model_lr(i), *ADAM_BETAS, ADAM_EPS, weight_decay=wd)
+            state["params"], state["opt"] = opt.update(grads, state["opt"], state["params"])
+            del grads  # dead before the barrier: fused into the update, never materialised
+            self.cut(lambda: [loss, *leaves(state)])
+            return loss
         return step
 
 
@@ -371,12 +482,113 @@ class JaxSystem(System):
             return loss
         return step
 
+    # The models in JAX op by op would dispatch some hundreds of ops per step, forward and
+    # backward, for minutes per run: only jax.jit runs them (JaxJitSystem.models).
+    models = False
+
+    def cnn_step(self) -> Step:
+        return self.adam_step("cnn", self.cnn_loss)
+
+    def transformer_step(self) -> Step:
+        return self.adam_step("transformer", self.transformer_loss)
+
+    @staticmethod
+    def cross_entropy(jax: Any, logits: Array, labels: Array) -> Array:
+        picked = jax.numpy.take_along_axis(jax.nn.log_softmax(logits), labels[..., None], -1)
+        return -jax.numpy.mean(picked)
+
+    def cnn_loss(self, p: dict[str, Array], x: Array, y: Array) -> Array:
+        """``minilazy.models.cnn_loss`` in JAX: (conv 3x3, relu, 2x2 max pool) twice, linear."""
+        jax = self.jax
+        h = x.reshape(-1, 1, 28, 28)
+        for w, b in (("c1", "b1"), ("c2", "b2")):
+            h = jax.lax.conv_general_dilated(h, p[w], (1, 1), ((1, 1), (1, 1)),
+                                             dimension_numbers=("NCHW", "OIHW", "NCHW"))
+            h = jax.nn.relu(h + p[b][None, :, None, None])
+            n, c, height, width = h.shape
+            h = h.reshape(n, c, height // 2, 2, width // 2, 2).max(axis=(3, 5))
+        return self.cross_entropy(jax, h.reshape(h.shape[0], -1) @ p["w"] + p["b"], y)
+
+    def transformer_loss(self, p: dict[str, Array], ids: Array, targets: Array) -> Array:
+        """``minilazy.models.transformer_loss`` in JAX: pre-norm blocks, causal attention."""
+        jax, jnp = self.jax, self.ns
+
+        def layer_norm(x: Array, w: Array, b: Array) -> Array:
+            centred = x - jnp.mean(x, axis=-1, keepdims=True)
+            return centred / jnp.sqrt(jnp.mean(centred * centred, axis=-1, keepdims=True)
+                                      + 1e-5) * w + b
+
+        def attention(x: Array, i: int) -> Array:
+            (b, t, d), h = x.shape, TF_HEADS
+
+            def heads(y: Array) -> Array:
+                return y.reshape(b, t, h, d // h).transpose(0, 2, 1, 3)
+
+            q, k, v = (heads(x @ p[f"{i}.{n}"]) for n in "qkv")
+            scores = (q @ jnp.swapaxes(k, -1, -2)) * (1.0 / math.sqrt(d // h))
+            position = jnp.arange(t)
+            scores = jnp.where(position[:, None] >= position, scores,
+                               jnp.finfo(scores.dtype).min)
+            y = jax.nn.softmax(scores, axis=-1) @ v
+            return y.transpose(0, 2, 1, 3).reshape(b, t, d) @ p[f"{i}.o"]
+
+        x = p["tokens"][ids] + p["positions"][:ids.shape[1]]
+        for i in range(TF_LAYERS):
+            x = x + attention(layer_norm(x, p[f"{i}.ln1"], p[f"{i}.ln1_b"]), i)
+            h = layer_norm(x, p[f"{i}.ln2"], p[f"{i}.ln2_b"])
+            h = jax.nn.gelu(h @ p[f"{i}.up"] + p[f"{i}.up_b"], approximate=True)
+            x = x + h @ p[f"{i}.down"] + p[f"{i}.down_b"]
+        logits = layer_norm(x, p["norm"], p["norm_b"]) @ p["head"]
+        return self.cross_entropy(jax, logits, targets)
+
+    def adam_function(self, loss_fn: Callable[..., Array], wd: float) -> Callable[..., Any]:
+        """``(params, state, x, y, lr) -> (params, state, loss)``: ``ml.optim.adam``'s update,
+        written out (the same formula, bias corrections from the step count)."""
+        jax, jnp = self.jax, self.ns
+        (b1, b2), eps = ADAM_BETAS, ADAM_EPS
+
+        def train(p: dict[str, Array], s: dict[str, Any], x: Array, y: Array, lr: Array
+                  ) -> tuple[dict[str, Array], dict[str, Any], Array]:
+            loss, g = jax.value_and_grad(loss_fn)(p, x, y)
+            count = s["count"] + 1
+            t = count.astype(jnp.float32)
+            c1, c2 = 1.0 / (1.0 - b1 ** t), 1.0 / (1.0 - b2 ** t)
+            mu = {k: b1 * s["mu"][k] + (1.0 - b1) * g[k] for k in p}
+            nu = {k: b2 * s["nu"][k] + (1.0 - b2) * (g[k] * g[k]) for k in p}
+            new = {}
+            for k in p:
+                direction = (mu[k] * c1) / (jnp.sqrt(nu[k] * c2) + eps)
+                new[k] = p[k] - lr * (direction + wd * p[k] if wd else direction)
+            return new, {"count": count, "mu": mu, "nu": nu}, loss
+        return train
+
+    def adam_step(self, model: str, loss_fn: Callable[..., Array]) -> Step:
+        if not self.models:
+            raise NotApplicable("op by op, the models take minutes per run: jax.jit only")
+        jnp = self.ns
+        train = self.jax.jit(self.adam_function(loss_fn, weight_decay(model)),
+                             donate_argnums=(0, 1))
+        batches = model_batches(model)
+        params = {k: self.put(v) for k, v in model_init(model).items()}
+        state = {"params": params, "opt": {
+            "count": jnp.zeros((), jnp.int32),
+            "mu": {k: jnp.zeros_like(a) for k, a in params.items()},
+            "nu": {k: jnp.zeros_like(a) for k, a in params.items()}}}
+
+        def step(i: int) -> Array:
+            x, y = batches[i % len(batches)]
+            state["params"], state["opt"], loss = train(state["params"], state["opt"],
+                                                        self.put(x), self.put(y), model_lr(i))
+            return loss
+        return step
+
 
 class JaxJitSystem(JaxSystem):
     """``jax.jit``: each workload is one compiled function (Python scalars become constants)."""
 
     id = "jax-jit"
     label = "jax.jit"
+    models = True
 
     def record(self, scalar: bool, ops: int) -> Sampler:
         raise NotApplicable("jax.jit traces once; there is no per-op cost at run time")
@@ -483,7 +695,78 @@ class TorchSystem(System):
             loss = cross_entropy(torch.relu(x @ w1 + b1) @ w2 + b2, y)
             loss.backward()
             optimizer.step()
-            self.barrier()
+            self.cut(lambda: [loss, *params.values(), *self.optimizer_tensors(optimizer)])
+            return loss
+        return step
+
+    def optimizer_tensors(self, optimizer: Any) -> list[Array]:
+        """The optimizer's state tensors on the device (Adam keeps its step count on the CPU)."""
+        return [t for state in optimizer.state.values() for t in state.values()
+                if isinstance(t, self.torch.Tensor) and t.device == self.device]
+
+    def cnn_step(self) -> Step:
+        F = self.torch.nn.functional
+
+        def loss_fn(p: dict[str, Array], x: Array, y: Array) -> Array:
+            h = x.reshape(-1, 1, 28, 28)
+            h = F.max_pool2d(F.relu(F.conv2d(h, p["c1"], p["b1"], padding=1)), 2)
+            h = F.max_pool2d(F.relu(F.conv2d(h, p["c2"], p["b2"], padding=1)), 2)
+            return F.cross_entropy(F.linear(h.flatten(1), p["w"].t(), p["b"]), y)
+        return self.adam_step("cnn", loss_fn)
+
+    def transformer_step(self) -> Step:
+        torch = self.torch
+        F = torch.nn.functional
+        causal = self.put(np.tril(np.ones((TF_CONTEXT, TF_CONTEXT), bool)))  # once, not per step
+
+        def attention(x: Array, p: dict[str, Array], i: int) -> Array:
+            (b, t, d), h = x.shape, TF_HEADS
+
+            def heads(y: Array) -> Array:
+                return y.reshape(b, t, h, d // h).transpose(1, 2)
+
+            q, k, v = (heads(x @ p[f"{i}.{n}"]) for n in "qkv")
+            scores = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(d // h))
+            scores = scores.masked_fill(~causal[:t, :t], torch.finfo(scores.dtype).min)
+            y = torch.softmax(scores, dim=-1) @ v
+            return y.transpose(1, 2).reshape(b, t, d) @ p[f"{i}.o"]
+
+        def loss_fn(p: dict[str, Array], ids: Array, targets: Array) -> Array:
+            d = p["tokens"].shape[1]
+            x = F.embedding(ids, p["tokens"]) + p["positions"][:ids.shape[1]]
+            for i in range(TF_LAYERS):
+                h = F.layer_norm(x, (d,), p[f"{i}.ln1"], p[f"{i}.ln1_b"], eps=1e-5)
+                x = x + attention(h, p, i)
+                h = F.layer_norm(x, (d,), p[f"{i}.ln2"], p[f"{i}.ln2_b"], eps=1e-5)
+                h = F.gelu(F.linear(h, p[f"{i}.up"].t(), p[f"{i}.up_b"]), approximate="tanh")
+                x = x + F.linear(h, p[f"{i}.down"].t(), p[f"{i}.down_b"])
+            logits = F.layer_norm(x, (d,), p["norm"], p["norm_b"], eps=1e-5) @ p["head"]
+            return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+        return self.adam_step("transformer", loss_fn)
+
+    def adam_step(self, model: str, loss_fn: Callable[..., Array]) -> Step:
+        """``loss.backward()`` and ``torch.optim.Adam`` (``AdamW`` with weight decay) with this
+        step's learning rate, one barrier per step on the lazy devices."""
+        torch = self.torch
+        wd = weight_decay(model)
+        params = {k: self.put(v).requires_grad_() for k, v in model_init(model).items()}
+        kind = torch.optim.AdamW if wd else torch.optim.Adam
+        optimizer = kind(list(params.values()), lr=MODEL_LR, betas=ADAM_BETAS, eps=ADAM_EPS,
+                         weight_decay=wd)
+        batches = [(x.astype(np.int64) if x.dtype.kind == "i" else x, y.astype(np.int64))
+                   for x, y in model_batches(model)]  # ids and labels: long, as torch wants
+        self.barrier()
+
+        def step(i: int) -> Array:
+            x, y = batches[i % len(batches)]
+            x, y = self.put(x), self.put(y)
+            for group in optimizer.param_groups:
+                group["lr"] = model_lr(i)  # a new Python float every step
+            optimizer.zero_grad()
+            loss = loss_fn(params, x, y)
+            loss.backward()
+            optimizer.step()
+            self.cut(lambda: [loss, *params.values(), *self.optimizer_tensors(optimizer)])
             return loss
         return step
 
@@ -512,6 +795,11 @@ class TorchLazySystem(TorchSystem):
 
     def compiles(self) -> int:
         return int(self.ltc.metrics.counter_value("UncachedCompile") or 0)
+
+    def graph_nodes(self, outputs: list[Array]) -> int:
+        import torch._lazy.debug
+
+        return len(IR_NODE.findall(torch._lazy.debug.dump_ir(outputs, "text")))
 
 
 class TorchXlaSystem(TorchSystem):
@@ -542,6 +830,9 @@ class TorchXlaSystem(TorchSystem):
 
     def compiles(self) -> int:
         return int(self.met.counter_value("UncachedCompile") or 0)
+
+    def graph_nodes(self, outputs: list[Array]) -> int:
+        return len(IR_NODE.findall(self.xla._XLAC._get_xla_tensors_text(outputs)))
 
 
 SYSTEMS: dict[str, type[System]] = {s.id: s for s in (

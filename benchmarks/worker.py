@@ -3,7 +3,8 @@
 Usage (by ``run.py``, not by hand): ``python benchmarks/worker.py SYSTEM``. The worker imports
 the system's libraries, answers ``{"ready": ...}``, then serves one JSON request per line:
 
-- ``{"cmd": "cold", "steps": N}``: the first MLP step of this fresh process, N more, memory;
+- ``{"cmd": "cold", "steps": N, "model": M}``: the first training step of model M (``mlp``,
+  ``cnn``, ``transformer``) in this fresh process, N more, memory, graph nodes per step;
 - ``{"cmd": "setup", "name": ..., "workload": ..., "kwargs": {...}, "target_s": T,
   "probe": P, "warmup": W}``: build the workload's sampler, run it once (this compiles), size a
   sample to take about T seconds, then warm up W samples;
@@ -39,8 +40,8 @@ class Worker:
         self.system = system
         self.samplers: dict[str, tuple[Sampler, int]] = {}  # name -> (sampler, units/sample)
 
-    def cold(self, steps: int) -> dict[str, Any]:
-        return {"cold": self.system.cold(steps)}
+    def cold(self, steps: int, model: str = "mlp") -> dict[str, Any]:
+        return {"cold": self.system.cold(steps, model)}
 
     def setup(self, name: str, workload: str, kwargs: dict[str, Any], target_s: float,
               probe: int, warmup: int, max_units: int) -> dict[str, Any]:
@@ -82,7 +83,7 @@ class Worker:
 
 # The keyword argument that sets how many units (ops, steps) one sample runs.
 _UNITS = {"record": "ops", "chains": "sets", "graph100": "steps", "chain": "steps",
-          "mlp": "steps"}
+          "mlp": "steps", "model": "steps"}
 
 
 def main(argv: list[str]) -> int:

@@ -143,3 +143,91 @@ class NumpyMLP:
             v += g
             p[k] -= lr * v
         return loss
+
+
+# -- the main job's models: a CNN and a character Transformer (minilazy.models) ---------------
+# The sizes, initial scales and draw order of minilazy.models.cnn_params / transformer_params,
+# so that (with seed 0) these are the very numbers minilazy's own init makes; the data are
+# random from fixed seeds (the peers' workers cannot import minilazy's datasets or corpus).
+CNN_BATCH = 64
+CNN_CHANNELS = (1, 8, 16)  # two 3x3 convolutions, padding 1, each followed by relu and 2x2 pool
+CNN_CLASSES = 10
+TF_LAYERS, TF_WIDTH, TF_HEADS, TF_CONTEXT = 2, 64, 4, 32
+TF_VOCAB = 29  # len(minilazy.corpus.characters()[0]), checked by tests/test_benchmarks.py
+TF_BATCH = 16
+TF_WEIGHT_DECAY = 0.01  # AdamW, as minilazy.models.main_transformer trains it
+MODEL_LR = 3e-3  # the peak of the cosine schedule, as models.fit uses it
+ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8  # ml.optim.adam's and torch.optim.Adam's defaults
+MODELS = ("mlp", "cnn", "transformer")
+
+
+def _normal(rng: np.random.Generator, shape: tuple[int, ...], scale: float) -> HostArray:
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+def cnn_init(seed: int = 0) -> dict[str, HostArray]:
+    """The CNN's weights (conv ``c1``, ``c2`` as (O, C, 3, 3); ``w`` (784, 10)): as
+    ``minilazy.models.cnn_params(seed)``."""
+    rng = np.random.default_rng(seed)
+    return {"c1": _normal(rng, (8, 1, 3, 3), math.sqrt(2 / 9)), "b1": np.zeros(8, np.float32),
+            "c2": _normal(rng, (16, 8, 3, 3), math.sqrt(2 / 72)),
+            "b2": np.zeros(16, np.float32),
+            "w": _normal(rng, (16 * 7 * 7, 10), math.sqrt(1 / 784)),
+            "b": np.zeros(10, np.float32)}
+
+
+def cnn_batches(count: int = 8, seed: int = 2) -> list[tuple[HostArray, HostArray]]:
+    """``count`` batches of ``f32[64, 784]`` noisy images (N(0.3, 0.5)) and int32 labels."""
+    rng = np.random.default_rng(seed)
+    return [((0.3 + 0.5 * rng.standard_normal((CNN_BATCH, 784))).astype(np.float32),
+             rng.integers(0, CNN_CLASSES, CNN_BATCH).astype(np.int32)) for _ in range(count)]
+
+
+def transformer_init(seed: int = 0) -> dict[str, HostArray]:
+    """The Transformer's weights, (in, out) layouts: as ``minilazy.models.transformer_params``
+    with the default ``Config`` (2 layers, width 64, 4 heads, context 32, 29 characters)."""
+    rng = np.random.default_rng(seed)
+    d = TF_WIDTH
+    ones, zeros = np.ones(d, np.float32), np.zeros(d, np.float32)
+    p = {"tokens": _normal(rng, (TF_VOCAB, d), 0.02),
+         "positions": _normal(rng, (TF_CONTEXT, d), 0.02),
+         "norm": ones.copy(), "norm_b": zeros.copy(),
+         "head": _normal(rng, (d, TF_VOCAB), 1 / math.sqrt(d))}
+    for i in range(TF_LAYERS):
+        for name in ("q", "k", "v", "o"):
+            p[f"{i}.{name}"] = _normal(rng, (d, d), 1 / math.sqrt(d))
+        p[f"{i}.up"] = _normal(rng, (d, 4 * d), 1 / math.sqrt(d))
+        p[f"{i}.up_b"] = np.zeros(4 * d, np.float32)
+        p[f"{i}.down"] = _normal(rng, (4 * d, d), 1 / math.sqrt(4 * d * 2 * TF_LAYERS))
+        p[f"{i}.down_b"] = zeros.copy()
+        for norm in ("ln1", "ln2"):
+            p[f"{i}.{norm}"], p[f"{i}.{norm}_b"] = ones.copy(), zeros.copy()
+    return p
+
+
+def transformer_batches(count: int = 8, seed: int = 3) -> list[tuple[HostArray, HostArray]]:
+    """``count`` batches of int32 ids (16, 32) and their next-character targets, cut from one
+    random text of ids in ``0..28``."""
+    rng = np.random.default_rng(seed)
+    text = rng.integers(0, TF_VOCAB, 4096).astype(np.int32)
+    out = []
+    for _ in range(count):
+        starts = rng.integers(0, len(text) - TF_CONTEXT - 1, TF_BATCH)
+        windows = np.stack([text[s:s + TF_CONTEXT + 1] for s in starts])
+        out.append((np.ascontiguousarray(windows[:, :-1]), np.ascontiguousarray(windows[:, 1:])))
+    return out
+
+
+def model_init(model: str) -> dict[str, HostArray]:
+    """The initial weights of ``model`` (``mlp``, ``cnn`` or ``transformer``)."""
+    return {"mlp": mlp_init, "cnn": cnn_init, "transformer": transformer_init}[model]()
+
+
+def model_batches(model: str) -> list[tuple[HostArray, HostArray]]:
+    """The batches (inputs, integer labels or targets) of ``model``, cycled through in order."""
+    return {"mlp": mlp_batches, "cnn": cnn_batches, "transformer": transformer_batches}[model]()
+
+
+def model_lr(step: int) -> float:
+    """The models' cosine schedule (peak :data:`MODEL_LR`): a new Python float every step."""
+    return learning_rate(step, peak=MODEL_LR)

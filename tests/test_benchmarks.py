@@ -1,7 +1,8 @@
 """Smoke test of the benchmark entry point: it runs, and writes the report files.
 
 Only that ``benchmarks/run.py --quick`` works on minilazy, NumPy and jax.jit and produces every
-workload: no timing is asserted (timings belong to the benchmark, not to the test suite).
+workload (the models only when named): no timing is asserted (timings belong to the benchmark,
+not to the test suite).
 """
 
 from __future__ import annotations
@@ -51,4 +52,53 @@ def test_quick_run_writes_every_workload(tmp_path: Path) -> None:
 
     assert {g["goal"] for g in report["goals"]}  # evaluated (n/a without the peers)
     assert (tmp_path / "results.md").read_text().count("\n|") > 10
+    assert report["notes"] == [], report["notes"]
+
+
+def test_models_start_from_minilazys_own_weights() -> None:
+    """The NumPy init the peers' workers use is minilazy.models' own, number for number."""
+    import numpy as np
+
+    import minilazy as ml
+    from minilazy import models
+    from minilazy.corpus import characters
+
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        import workloads
+    finally:
+        sys.path.remove(str(RUN.parent))
+    cfg = models.Config()
+    assert workloads.TF_VOCAB == cfg.vocab == len(characters()[0])
+    assert (workloads.TF_LAYERS, workloads.TF_WIDTH, workloads.TF_HEADS,
+            workloads.TF_CONTEXT) == (cfg.layers, cfg.width, cfg.heads, cfg.context)
+    for ours, theirs in ((models.cnn_params(), workloads.cnn_init()),
+                         (models.transformer_params(), workloads.transformer_init())):
+        assert list(ours) == list(theirs)
+        for k, t in ours.items():
+            assert t.dtype == ml.float32 and np.array_equal(t.numpy(), theirs[k]), k
+
+
+def test_quick_run_of_a_model(tmp_path: Path) -> None:
+    """``--workloads model/cnn`` on minilazy and jax.jit: the same losses from the same numbers,
+    one compile, the graph's nodes counted. (The CNN only: the Transformer's two compiles per
+    system would double the test's ~25 s; the benchmark's own loss rows check it.)"""
+    systems = ("minilazy", "jax-jit")
+    done = subprocess.run(
+        [sys.executable, str(RUN), "--quick", "--workloads", "model/cnn", "--systems", *systems,
+         "--threads", "one", "--out", str(tmp_path), "--peers", str(tmp_path / "no-peers")],
+        capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+
+    report = json.loads((tmp_path / "results.json").read_text())
+    assert {(r["workload"], r["system"]) for r in report["results"]} == {
+        ("model/cnn", s) for s in systems}
+    cold = {c["system"]: c for c in report["cold"]}
+    assert set(cold) == set(systems) and {c["model"] for c in report["cold"]} == {"cnn"}
+    assert cold["minilazy"]["compiles_first_step"] == 1
+    assert cold["minilazy"]["compiles_later_steps"] == 0
+    assert cold["minilazy"]["nodes_per_step"] > 100
+    for key, tolerance in (("loss_first", 1e-4), ("loss_step21", 1e-3)):
+        assert abs(cold["minilazy"][key] - cold["jax-jit"][key]) < tolerance, key
+    assert "CNN step <= 1.3x jax.jit" in {g["goal"] for g in report["goals"]}
     assert report["notes"] == [], report["notes"]
