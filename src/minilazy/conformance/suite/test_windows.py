@@ -44,6 +44,26 @@ def _pair(draw: Any, values: st.SearchStrategy[int], label: str) -> Any:
     return draw(values | st.tuples(values, values), label=label)
 
 
+def _conv_case(draw: Any, extra: int) -> tuple[int, int, int, tuple[int, int],
+                                                tuple[int, ...], dict[str, Any]]:
+    """A convolution drawn: (groups, channels and filters per group, kernel, sides, keywords).
+
+    Groups 1-2 (of 1-2 channels and 1-2 filters each), a 1-3 kernel, strides 1-2, padding 0-2,
+    dilation 1-2, and input sides at least one window long (padding included), up to ``extra``
+    more.
+    """
+    groups, cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = _pair(draw, st.integers(1, 2), "stride")
+    padding = _pair(draw, st.integers(0, 2), "padding")
+    dilation = _pair(draw, st.integers(1, 2), "dilation")
+    lows = [max(1, (k - 1) * d + 1 - 2 * p) for k, d, p in zip(
+        kernel, windows.pair(dilation), windows.pair(padding), strict=True)]
+    sides = tuple(draw(st.integers(low, low + extra)) for low in lows)
+    kw = {"stride": stride, "padding": padding, "dilation": dilation, "groups": groups}
+    return groups, cg, og, kernel, sides, kw
+
+
 @pytest.mark.spec("LZ-NUM-017")
 @given(data=st.data())
 def test_conv2d_matches_the_sliding_window_oracle(adapter: OptionalAdapter,
@@ -52,21 +72,11 @@ def test_conv2d_matches_the_sliding_window_oracle(adapter: OptionalAdapter,
     fresh(adapter)
     draw = data.draw
     dtype = draw(st.sampled_from(_floats(adapter, "conv2d")), label="dtype")
-    groups, cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    stride = _pair(draw, st.integers(1, 2), "stride")
-    padding = _pair(draw, st.integers(0, 2), "padding")
-    dilation = _pair(draw, st.integers(1, 2), "dilation")
-    # Each side at least one window long, padding included.
-    lows = [max(1, (k - 1) * d + 1 - 2 * p) for k, d, p in zip(
-        kernel, windows.pair(dilation), windows.pair(padding), strict=True)]
-    sides = tuple(draw(st.integers(low, low + 3)) for low in lows)
+    groups, cg, og, kernel, sides, kw = _conv_case(draw, extra=3)
     x = draw(arrays(dtype, (draw(st.integers(1, 2)), groups * cg, *sides), "bounded"),
              label="x")
     w = draw(arrays(dtype, (groups * og, cg, *kernel), "bounded"), label="w")
     b = draw(st.none() | arrays(dtype, (groups * og,), "bounded"), label="b")
-    kw: dict[str, Any] = {"stride": stride, "padding": padding, "dilation": dilation,
-                          "groups": groups}
     want = windows.conv2d(x, w, b, **kw)
     mag = windows.conv2d(np.abs(x), np.abs(w), None if b is None else np.abs(b), **kw)
     got = adapter.to_numpy(adapter.conv2d(adapter.from_numpy(x), adapter.from_numpy(w),
@@ -156,22 +166,13 @@ def test_conv2d_gradients_match_finite_differences(adapter: OptionalAdapter,
     """
     _float64(adapter, "conv2d")
     draw = data.draw
-    groups, cg, og = draw(st.integers(1, 2)), draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
-    stride = _pair(draw, st.integers(1, 2), "stride")
-    padding = _pair(draw, st.integers(0, 2), "padding")
-    dilation = _pair(draw, st.integers(1, 2), "dilation")
-    lows = [max(1, (k - 1) * d + 1 - 2 * p) for k, d, p in zip(
-        kernel, windows.pair(dilation), windows.pair(padding), strict=True)]
-    sides = tuple(draw(st.integers(low, low + 2)) for low in lows)
+    groups, cg, og, kernel, sides, kw = _conv_case(draw, extra=2)
     bias = draw(st.booleans(), label="bias")
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
     args = [rng.standard_normal((draw(st.integers(1, 2)), groups * cg, *sides)),
             rng.standard_normal((groups * og, cg, *kernel))]
     if bias:
         args.append(rng.standard_normal(groups * og))
-    kw: dict[str, Any] = {"stride": stride, "padding": padding, "dilation": dilation,
-                          "groups": groups}
     check_gradient(adapter, "conv2d", args,
                    lambda x, w, b=None: adapter.conv2d(x, w, b, **kw),
                    lambda x, w, b=None: windows.conv2d(x, w, b, **kw), rng,
