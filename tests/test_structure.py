@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import elementwise, infer, lowering
+from minilazy import elementwise, infer, loops, lowering
 from minilazy.attrs import At, Axis, Gap, Index, NewAxis, Reduce, Span, Take
 from minilazy.ir import BINARY, FAMILY, UNARY, Node, Op
 
@@ -19,7 +19,7 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes", "device", "cluster"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"fallback"},
-    {"indexing", "linalg_rules", "infer", "windows"},
+    {"indexing", "linalg_rules", "loops", "infer", "windows"},
     {"scalars", "host", "interop"},
     {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding", "searching",
      "composites", "manipulation", "convolution", "nn", "optim", "random", "sorting",
@@ -109,7 +109,8 @@ def test_index_entries_of_different_kinds_never_compare_equal(i):
 
 
 def test_every_elementwise_op_has_a_numpy_ufunc_and_a_function():
-    assert set(infer.UFUNC) >= UNARY | BINARY
+    # real and imag are no ufuncs in NumPy (np.real, np.imag): loops.signature types them
+    assert set(infer.UFUNC) | loops.PARTS >= UNARY | BINARY
     for op in UNARY | BINARY:
         fn = getattr(elementwise, op.value)
         assert fn.__name__ == op.value and "Example" in (fn.__doc__ or "")
@@ -124,8 +125,8 @@ def test_public_symbols_have_docstrings_with_examples():
 
 
 # The core path (record -> cut -> hash -> lower -> run), in reading order (docs/internals.md).
-CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "infer", "scalars", "host", "tracer",
-             "cut", "donation", "lowering", "runtime", "cache", "barrier"]
+CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "loops", "infer", "scalars", "host",
+             "tracer", "cut", "donation", "lowering", "runtime", "cache", "barrier"]
 # Lines; raise it only with a reason (a student reads this in one sitting). 3,000 held the path
 # until typed attributes (attrs.py: 219 lines, most of them the docstrings of 17 small types).
 # 3,350 held it until scale-out (issue 14) added meshes (device.py), shardings through the
@@ -137,7 +138,10 @@ CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "infer", "scalars", "ho
 # and three ops, each one entry per table (their shape rules and their one evaluation table,
 # shared by the lowering and the reference through the namespace they are given, are off the
 # path, in linalg_rules.py); and since backward tapes are forgotten with the cache (+9).
-CORE_BUDGET = 3850
+# 3,935 since complex dtypes (issue 15, +85): the ufunc table and its typing moved from infer.py
+# to loops.py, now counted (82 lines, with the standard's departures from NumPy's complex loops:
+# real/imag typing, orderings refused), two dtypes and their part types.
+CORE_BUDGET = 3935
 
 
 def test_the_core_path_fits_its_line_budget(capsys):

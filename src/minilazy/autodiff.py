@@ -109,7 +109,7 @@ def _run_rules(out: Tensor, wrt: Sequence[Tensor], order: tuple[Node, ...]) -> l
         operands = tuple(handle(o, device) for o in node.operands)
         contributions = vjps.VJP[node.op](g, handle(node, device), operands, node)
         for o, ct in zip(node.operands, contributions):
-            if ct is None or o not in reaches or o.dtype not in dtypes.FLOATING:
+            if ct is None or o not in reaches or o.dtype not in dtypes.INEXACT:
                 continue
             ct = vjps.fit(ct, o.shape, o.dtype)
             cotangents[o] = cotangents[o] + ct if o in cotangents else ct
@@ -200,6 +200,10 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
     floating tensor. Differentiated arguments are float tensors or lists/tuples/dicts of them;
     the gradient has the same structure (a tuple of such when ``argnums`` is a tuple).
 
+    A complex argument's gradient is JAX's: ``df/dx - i df/dy`` for ``z = x + iy`` (the
+    conjugate of the steepest-ascent direction), so ``grad(lambda z: abs(z)**2)`` is ``2 conj(z)``.
+    Each VJP rule multiplies by the derivative, never its conjugate (JAX's convention).
+
     Example:
         >>> import minilazy as ml
         >>> f = lambda w: ml.sum(w * w)
@@ -225,7 +229,8 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
         out = f(*args)
         if not isinstance(out, Tensor) or out.shape != () or out.dtype not in dtypes.FLOATING:
             shown = f"{out.dtype}{list(out.shape)}" if isinstance(out, Tensor) else type(out)
-            raise TypeError(f"grad: f must return a 0-d floating tensor, got {shown}")
+            raise TypeError(f"grad: f must return a 0-d real floating tensor, got {shown}"
+                            " (of a complex result, differentiate real(), imag() or abs())")
         grads = _backward(out, wrt)
         trees, k = [], 0
         for n, rebuild in rebuilds:
@@ -238,9 +243,9 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
 
 def _watch(t: Tensor, where: str) -> Tensor:
     """A fresh node standing for ``t``: gradients stop here, even if ``t`` is passed twice."""
-    if t.dtype not in dtypes.FLOATING:
-        raise TypeError(f"grad: {where} has dtype {t.dtype}; only floating tensors have "
-                        "gradients")
+    if t.dtype not in dtypes.INEXACT:
+        raise TypeError(f"grad: {where} has dtype {t.dtype}; only floating and complex tensors "
+                        "have gradients")
     return record(Op.RESHAPE, (t._node,), ToShape(t.shape), t.device)
 
 

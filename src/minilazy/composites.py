@@ -19,6 +19,7 @@ from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import (
     abs,
     astype,
+    conj,
     divide,
     exp,
     isinf,
@@ -44,14 +45,14 @@ inf: Final = math.inf
 nan: Final = math.nan
 newaxis: Final = None
 
-# The standard's dtype kinds (``isdtype``), as sets of minilazy dtypes; no complex dtypes yet.
+# The standard's dtype kinds (``isdtype``), as sets of minilazy dtypes.
 KINDS: Final[dict[str, frozenset[DType]]] = {
     "bool": frozenset({dtypes.bool_}),
     "signed integer": dtypes.SIGNED,
     "unsigned integer": dtypes.UNSIGNED,
     "integral": dtypes.INTEGER,
     "real floating": dtypes.FLOATING,
-    "complex floating": frozenset(),
+    "complex floating": dtypes.COMPLEX,
     "numeric": dtypes.NUMERIC,
 }
 
@@ -76,7 +77,7 @@ def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...
     """Whether ``dtype`` is ``kind``: a dtype, a kind name (``"real floating"``...) or a tuple.
 
     Kind names are the standard's: ``bool``, ``signed integer``, ``unsigned integer``,
-    ``integral``, ``real floating``, ``complex floating`` (no minilazy dtype yet), ``numeric``.
+    ``integral``, ``real floating``, ``complex floating``, ``numeric`` (complex included).
 
     Example:
         >>> import minilazy as ml
@@ -170,8 +171,8 @@ def signbit(x: TensorLike, /) -> Tensor:
         [True, True, False, False]
     """
     t = x if isinstance(x, Tensor) else asarray(x)
-    if t.dtype not in dtypes.NUMERIC:
-        raise TypeError(f"signbit: needs a numeric tensor, got dtype {t.dtype}")
+    if t.dtype not in dtypes.INTEGER | dtypes.FLOATING:
+        raise TypeError(f"signbit: needs a real numeric tensor, got dtype {t.dtype}")
     if t.dtype in dtypes.INTEGER:
         return t < 0
     return logical_or(t < 0, logical_and(t == 0, divide(1, t) < 0))
@@ -193,7 +194,8 @@ def copysign(x1: TensorLike, x2: TensorLike, /) -> Tensor:
 def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     """The dot product of vectors along ``axis``, broadcasting the other axes.
 
-    The result keeps the operands' promoted dtype (NumPy's ``vecdot``; ``sum`` would widen
+    Complex ``x1`` is conjugated, as the standard (and NumPy's ``vecdot``) says. The result
+    keeps the operands' promoted dtype (NumPy's ``vecdot``; ``sum`` would widen
     integers to int64). ``axis`` is negative, in ``[-N, -1]`` with ``N`` the smaller rank, as
     the standard says; a non-negative one only when both ranks agree (then it is unambiguous).
 
@@ -211,7 +213,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     if x1.shape[axis] != x2.shape[axis]:
         raise ValueError(f"vecdot: axis {axis} has size {x1.shape[axis]} in x1 {x1.shape} and "
                          f"{x2.shape[axis]} in x2 {x2.shape}; they must be equal")
-    product = x1 * x2
+    product = (conj(x1) if x1.dtype in dtypes.COMPLEX else x1) * x2  # the standard's: conj(x1)
     return reduce_sum(product, axis=axis, dtype=product.dtype)
 
 

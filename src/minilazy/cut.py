@@ -69,6 +69,23 @@ class Cut:
     edges: int
     structure: tuple[object, ...] = ()
 
+    def slots(self) -> dict[Node, tuple[int, int]]:
+        """Where each scalar parameter is read from: (group, index), or (argument, -1).
+
+        Example:
+            >>> import minilazy as ml
+            >>> x = ml.asarray([1.0])
+            >>> list(cut([(x * 2.0 + 3.0)._node], x.device).slots().values())
+            [(0, 0), (0, 1)]
+        """
+        if not self.groups:
+            return {s: (k, -1) for k, s in enumerate(self.scalars)}
+        out: dict[Node, tuple[int, int]] = {}
+        for g, (_, count) in enumerate(self.groups):
+            first = sum(n for _, n in self.groups[:g])
+            out.update({s: (g, k) for k, s in enumerate(self.scalars[first:first + count])})
+        return out
+
     @property
     def mesh(self) -> Mesh | None:
         """The mesh the program runs on: the one its shardings name (``None``: one device).

@@ -14,6 +14,7 @@ import numpy as np
 
 DType: TypeAlias = np.dtype[Any]
 Scalar: TypeAlias = bool | int | float
+Number: TypeAlias = Scalar | complex  # what a weak Python scalar (NEP 50) may be
 # What a caller may pass where a dtype is expected: a dtype, a NumPy scalar type, or a name.
 DTypeLike: TypeAlias = np.dtype[Any] | type | str
 
@@ -29,24 +30,33 @@ uint64: Final[DType] = np.dtype(np.uint64)
 float16: Final[DType] = np.dtype(np.float16)
 float32: Final[DType] = np.dtype(np.float32)
 float64: Final[DType] = np.dtype(np.float64)
+complex64: Final[DType] = np.dtype(np.complex64)
+complex128: Final[DType] = np.dtype(np.complex128)
 
+# Complex last: a dtype's CODE is its position, and digests (and disk-cache keys) made before
+# complex dtypes existed stay valid.
 DTYPES: Final[tuple[DType, ...]] = (
     bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+    complex64, complex128,
 )
 # A small stable integer per dtype: what the structural hash uses (hash() of a str is salted).
 CODE: Final[dict[DType, int]] = {d: i for i, d in enumerate(DTYPES)}
 SIGNED: Final = frozenset({int8, int16, int32, int64})
 UNSIGNED: Final = frozenset({uint8, uint16, uint32, uint64})
 INTEGER: Final = SIGNED | UNSIGNED
-FLOATING: Final = frozenset({float16, float32, float64})
-NUMERIC: Final = INTEGER | FLOATING
+FLOATING: Final = frozenset({float16, float32, float64})  # real floating, as the standard says
+COMPLEX: Final = frozenset({complex64, complex128})
+INEXACT: Final = FLOATING | COMPLEX  # what gradients flow through
+NUMERIC: Final = INTEGER | FLOATING | COMPLEX  # the standard's "numeric" includes complex
+# The real dtype of a complex one's parts (abs, real, imag give it); complex64 holds two float32.
+PART: Final[dict[DType, DType]] = {complex64: float32, complex128: float64}
 # NumPy's defaults on a 64-bit platform: what sum(int8) and arange(3) give.
 DEFAULT_INT: Final[DType] = int64
 DEFAULT_FLOAT: Final[DType] = float64
 
 
 def short_name(dtype: DType) -> str:
-    """The compact name used in IR text: ``f32``, ``i64``, ``u8``, ``bool``.
+    """The compact name used in IR text: ``f32``, ``i64``, ``u8``, ``c64``, ``bool``.
 
     Example:
         >>> from minilazy.dtypes import short_name, float32
@@ -87,10 +97,12 @@ def result_type(*arrays_and_dtypes: DType | Scalar | Any) -> DType:
         dtype('int16')
         >>> ml.result_type(ml.float32, 2.0)
         dtype('float32')
+        >>> ml.result_type(ml.float64, ml.complex64), ml.result_type(ml.float32, 1j)
+        (dtype('complex128'), dtype('complex64'))
     """
     parts: list[Any] = []
     for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float)):
+        if isinstance(a, (bool, int, float, complex)):
             parts.append(a)
         elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
             parts.append(canonical(a))
@@ -101,7 +113,7 @@ def result_type(*arrays_and_dtypes: DType | Scalar | Any) -> DType:
     return canonical(np.result_type(*parts))
 
 
-def check_scalar(value: Scalar, dtype: DType) -> None:
+def check_scalar(value: Number, dtype: DType) -> None:
     """Raise ``OverflowError`` when a Python int cannot be a weak scalar of ``dtype`` (as NumPy 2).
 
     Example:
@@ -159,12 +171,18 @@ def _dtype_of(x: Any) -> DType:  # a dtype, or a tensor's or an array's (np.dtyp
 def finfo(type: DTypeLike | Any, /) -> FInfo:
     """Limits of a floating dtype (or of a tensor's dtype).
 
+    A complex dtype has the limits of its parts, as the standard says: ``finfo(complex64)`` is
+    ``finfo(float32)``, ``dtype`` included.
+
     Example:
         >>> import minilazy as ml
         >>> ml.finfo(ml.float16).max
         65504.0
+        >>> ml.finfo(ml.complex64).dtype
+        dtype('float32')
     """
     d = _dtype_of(type)
+    d = PART.get(d, d)
     if d not in FLOATING:
         raise TypeError(f"finfo() needs a floating dtype, got {d}")
     f = np.finfo(d)

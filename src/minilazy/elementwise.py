@@ -85,6 +85,10 @@ bitwise_invert = _unary(Op.BITWISE_INVERT, "Bitwise not, ~x.", "[1, 2]")
 isnan = _unary(Op.ISNAN, "True where NaN.")
 isinf = _unary(Op.ISINF, "True where infinite.")
 isfinite = _unary(Op.ISFINITE, "True where finite.")
+real = _unary(Op.REAL, "The real part, of the complex dtype's part type (a real tensor: itself).",
+              "[1 + 2j, 3j]")
+imag = _unary(Op.IMAG, "The imaginary part (a real tensor: zeros of its dtype).", "[1 + 2j, 3j]")
+conj = _unary(Op.CONJ, "The complex conjugate (a real tensor: itself).", "[1 + 2j, 3j]")
 
 add = _binary(Op.ADD, "x1 + x2.")
 subtract = _binary(Op.SUB, "x1 - x2.")
@@ -127,14 +131,22 @@ def astype(x: Tensor, dtype: DTypeLike, /, *, copy: bool = True, device: Device 
            ) -> Tensor:
     """``x`` converted to ``dtype`` (NumPy's ``astype`` casting: wrapping, truncating).
 
-    ``device`` moves the result there too (``x.to_device(device)``).
+    ``device`` moves the result there too (``x.to_device(device)``). A complex tensor converts
+    to complex or to ``bool`` (True where either part is nonzero) only: the standard wants the
+    part named (``real(x)``), where NumPy would drop the imaginary part with a warning.
 
     Example:
         >>> import minilazy as ml
         >>> ml.astype(ml.asarray([1.7, -1.7]), ml.int32).tolist()
         [1, -1]
+        >>> ml.astype(ml.asarray([1j]), ml.float64)
+        Traceback (most recent call last):
+        ...
+        TypeError: astype: cannot convert complex128 to float64; take real(x) or imag(x) first
     """
     d = dtypes.canonical(dtype)
+    if x.dtype in dtypes.COMPLEX and d not in dtypes.COMPLEX and d != dtypes.bool_:
+        raise TypeError(f"astype: cannot convert {x.dtype} to {d}; take real(x) or imag(x) first")
     if d == x.dtype:
         t = Tensor(x._node, x.device) if copy else x
     else:

@@ -2,8 +2,8 @@
 
 Fourth layer. One table, :data:`INFER`, keyed by every :class:`~minilazy.ir.Op`; the tracer calls
 it when it records a node, so a bad shape or dtype raises *at the op call* with the shapes in the
-message. Elementwise dtypes come from NumPy's own ufunc loop resolution (NEP 50), so they match
-NumPy 2 by construction. Never imports jax.
+message. Elementwise dtypes come from NumPy's own ufunc loop resolution (NEP 50, in loops.py), so
+they match NumPy 2 by construction. Never imports jax.
 """
 
 from __future__ import annotations
@@ -35,28 +35,9 @@ from minilazy.dtypes import DType, short_name
 from minilazy.indexing import index_shape, setitem_shape
 from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 from minilazy.linalg_rules import linalg_rule, sort_rule
+from minilazy.loops import UFUNC as UFUNC  # re-exported: the op tables' users name them here
+from minilazy.loops import signature as signature
 from minilazy.windows import conv_shape
-
-# The NumPy ufunc whose loops define an op's dtypes (and, in reference.py, its values).
-UFUNC: Final[Mapping[Op, np.ufunc]] = {
-    Op.NEG: np.negative, Op.ABS: np.absolute, Op.SIGN: np.sign, Op.SQRT: np.sqrt,
-    Op.SQUARE: np.square, Op.EXP: np.exp, Op.EXPM1: np.expm1, Op.LOG: np.log,
-    Op.LOG1P: np.log1p, Op.LOG2: np.log2, Op.LOG10: np.log10, Op.SIN: np.sin, Op.COS: np.cos,
-    Op.TAN: np.tan, Op.ASIN: np.arcsin, Op.ACOS: np.arccos, Op.ATAN: np.arctan, Op.SINH: np.sinh,
-    Op.COSH: np.cosh, Op.TANH: np.tanh, Op.ASINH: np.arcsinh, Op.ACOSH: np.arccosh,
-    Op.ATANH: np.arctanh, Op.FLOOR: np.floor, Op.CEIL: np.ceil, Op.ROUND: np.rint,
-    Op.TRUNC: np.trunc, Op.LOGICAL_NOT: np.logical_not, Op.BITWISE_INVERT: np.invert,
-    Op.ISNAN: np.isnan, Op.ISINF: np.isinf, Op.ISFINITE: np.isfinite,
-    Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply, Op.DIV: np.true_divide,
-    Op.FLOOR_DIV: np.floor_divide, Op.MOD: np.remainder, Op.POW: np.power,
-    Op.MAXIMUM: np.maximum, Op.MINIMUM: np.minimum, Op.ATAN2: np.arctan2, Op.EQ: np.equal,
-    Op.NE: np.not_equal, Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
-    Op.GE: np.greater_equal, Op.LOGICAL_AND: np.logical_and, Op.LOGICAL_OR: np.logical_or,
-    Op.LOGICAL_XOR: np.logical_xor, Op.BITWISE_AND: np.bitwise_and, Op.BITWISE_OR: np.bitwise_or,
-    Op.BITWISE_XOR: np.bitwise_xor, Op.SHIFT_LEFT: np.left_shift, Op.SHIFT_RIGHT: np.right_shift,
-    Op.MATMUL: np.matmul,
-}
-InType = DType | type  # a dtype, or the Python type of a weak scalar (int, float)
 
 
 def describe(node: Node) -> str:
@@ -68,26 +49,6 @@ def describe(node: Node) -> str:
         'f32[]'
     """
     return f"{short_name(node.dtype)}[{','.join(map(str, node.shape))}]"
-
-
-@lru_cache(maxsize=4096)
-def signature(op: Op, *types: InType) -> tuple[DType, ...]:
-    """NumPy's loop dtypes for ``op`` on ``types``: the inputs' cast targets, then the result.
-
-    Raises ``TypeError`` naming the op and dtypes when NumPy has no loop (e.g. ``sign`` of bool).
-
-    Example:
-        >>> signature(Op.ADD, dtypes.int8, int)
-        (dtype('int8'), dtype('int8'), dtype('int8'))
-    """
-    if op is Op.ROUND and isinstance(types[0], np.dtype) and types[0] in dtypes.INTEGER:
-        return (types[0], types[0])  # np.round keeps integers; np.rint would make floats
-    try:
-        sig = UFUNC[op].resolve_dtypes((*types, None))
-    except TypeError as e:
-        names = ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
-        raise TypeError(f"{op.value}: not defined for dtypes ({names})") from e
-    return tuple(dtypes.canonical(d) for d in sig)
 
 
 @lru_cache(maxsize=4096)
@@ -245,6 +206,8 @@ def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
         case Reduce(axes, keepdims):
             (x,) = xs
             extreme = op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
+            if extreme and x.dtype in dtypes.COMPLEX:  # the standard orders real numbers only
+                raise TypeError(f"{op.value}: not defined for complex dtypes, got {describe(x)}")
             if extreme and any(x.shape[a] == 0 for a in axes):
                 raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of "
                                  f"{describe(x)} has no identity")

@@ -71,15 +71,13 @@ class Info:
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The dtypes minilazy picks when none is given: NumPy's, on every device.
 
-        No ``"complex floating"`` entry: minilazy has no complex dtypes yet.
-
         Example:
             >>> import minilazy as ml
-            >>> ml.__array_namespace_info__().default_dtypes()["indexing"]
-            dtype('int64')
+            >>> ml.__array_namespace_info__().default_dtypes()["complex floating"]
+            dtype('complex128')
         """
-        return {"real floating": dtypes.DEFAULT_FLOAT, "integral": dtypes.DEFAULT_INT,
-                "indexing": dtypes.DEFAULT_INT}
+        return {"real floating": dtypes.DEFAULT_FLOAT, "complex floating": dtypes.complex128,
+                "integral": dtypes.DEFAULT_INT, "indexing": dtypes.DEFAULT_INT}
 
     def dtypes(self, *, device: Device | None = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
@@ -91,6 +89,8 @@ class Info:
             >>> import minilazy as ml
             >>> list(ml.__array_namespace_info__().dtypes(kind="real floating"))
             ['float16', 'float32', 'float64']
+            >>> list(ml.__array_namespace_info__().dtypes(kind="complex floating"))
+            ['complex64', 'complex128']
         """
         if kind is None:
             return dict(NAMES)

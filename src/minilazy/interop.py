@@ -77,10 +77,10 @@ class ArrayAPIMethods:
 
         Example:
             >>> import minilazy as ml
-            >>> complex(ml.asarray([2.5]))
-            (2.5+0j)
+            >>> complex(ml.asarray([2.5])), complex(ml.asarray(1 - 2j))
+            ((2.5+0j), (1-2j))
         """
-        return complex(float(cast("Tensor", self)))  # no complex dtypes: the imaginary part is 0
+        return complex(cast("Tensor", self).item())
 
     def __dlpack_device__(self, /) -> tuple[int, int]:
         """Where :meth:`__dlpack__` hands the data over: always the host (``kDLCPU``, 0).

@@ -35,7 +35,7 @@ from minilazy.attrs import (
     mismatch,
 )
 from minilazy.device import Device as Device  # re-exported: the IR's users name it from here
-from minilazy.dtypes import CODE, DType, Scalar, short_name
+from minilazy.dtypes import CODE, DType, Number, Scalar, short_name
 
 Shape: TypeAlias = tuple[int, ...]
 
@@ -85,6 +85,9 @@ class Op(enum.Enum):
     ISNAN = "isnan"
     ISINF = "isinf"
     ISFINITE = "isfinite"
+    REAL = "real"  # a complex number's parts, and its conjugate (the identity on real dtypes)
+    IMAG = "imag"
+    CONJ = "conj"
     CONVERT = "astype"
     # elementwise binary (NumPy broadcasting; operands cast to the op's loop dtypes)
     ADD = "add"
@@ -153,7 +156,7 @@ UNARY: Final = frozenset({
     Op.NEG, Op.ABS, Op.SIGN, Op.SQRT, Op.SQUARE, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2,
     Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
     Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.LOGICAL_NOT,
-    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE,
+    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.REAL, Op.IMAG, Op.CONJ,
 })
 BINARY: Final = frozenset({
     Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOOR_DIV, Op.MOD, Op.POW, Op.MAXIMUM, Op.MINIMUM,
@@ -353,7 +356,7 @@ def failed_leaf(node: Node, error: BaseException) -> Node:
     return Node(Op.DATA, (), NONE, node.shape, node.dtype, Failure(error), node.site)
 
 
-def scalar_leaf(value: Scalar, dtype: DType) -> Node:
+def scalar_leaf(value: Number, dtype: DType) -> Node:
     """A ``SCALAR`` leaf: a Python number, a parameter so a changing value never recompiles.
 
     Example:

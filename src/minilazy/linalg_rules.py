@@ -69,6 +69,8 @@ def sort_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]
     match attrs:
         case Sort(axis, _):
             (x,) = xs
+            if x.dtype in dtypes.COMPLEX:  # the standard orders real numbers only
+                raise TypeError(f"{op.value}: not defined for complex dtypes, got {_shown(x)}")
             if not 0 <= axis < len(x.shape):
                 raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
                                               f"{_shown(x)}")

@@ -105,13 +105,7 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     """
     order, operands, outputs = c.order, c.operands, c.outputs
     data = {p: i for i, p in enumerate(c.params)}
-    scalars: dict[Node, tuple[int, int]] = {}  # a scalar's (group, index), or (position, -1)
-    if c.groups:
-        for g, (_, count) in enumerate(c.groups):
-            first = sum(n for _, n in c.groups[:g])
-            scalars.update({s: (g, k) for k, s in enumerate(c.scalars[first:first + count])})
-    else:
-        scalars.update({s: (k, -1) for k, s in enumerate(c.scalars)})
+    scalars = c.slots()  # a scalar's (group, index), or (position, -1)
 
     def fn(*params: Array) -> tuple[Array, ...]:
         rest = params[len(data):]
@@ -167,7 +161,9 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
 def _cast(x: Array, dtype: np.dtype[Any]) -> Array:
     if x.dtype == dtype:
         return x
-    if x.dtype == np.bool_ and dtype.kind == "f":
+    if x.dtype.kind == "c" and dtype == np.bool_:
+        return x != 0  # convert_element_type would drop the imaginary part (NumPy: either part)
+    if x.dtype == np.bool_ and dtype.kind in "fc":
         # XLA rewrites convert(bool) * y into select(bool, y, 0), which turns False * inf into 0
         # where IEEE (and NumPy) give NaN; going through uint8 keeps the multiply honest.
         x = lax.convert_element_type(x, np.uint8)
@@ -250,7 +246,8 @@ _UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
     Op.ACOSH: jnp.arccosh, Op.ATANH: jnp.arctanh, Op.FLOOR: _int_only(jnp.floor),
     Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
     Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
-    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite,
+    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite, Op.REAL: jnp.real, Op.IMAG: jnp.imag,
+    Op.CONJ: jnp.conj,
 }
 _BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
     Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply, Op.DIV: jnp.true_divide,

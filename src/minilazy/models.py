@@ -225,7 +225,7 @@ def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
     ml.wait(losses[-1])
     later = (time.perf_counter() - start) / max(steps - 1, 1)
     m = ml.metrics()
-    return Run(params, [t.item() for t in losses], first, later, first_compiles, m.compiles,
+    return Run(params, [float(t) for t in losses], first, later, first_compiles, m.compiles,
                m.cache_hits, nodes, m.ops_recorded / max(steps - 1, 1) if steps > 1 else ops)
 
 

@@ -167,7 +167,7 @@ def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | 
 
 def _mean_dtypes(x: Tensor) -> tuple[DType, DType]:
     """(accumulator, result) dtypes of NumPy's mean: f16 sums in f32; integers give float64."""
-    if x.dtype in dtypes.FLOATING:
+    if x.dtype in dtypes.INEXACT:
         return (dtypes.float32 if x.dtype == dtypes.float16 else x.dtype), x.dtype
     return dtypes.float64, dtypes.float64
 
@@ -190,6 +190,8 @@ def mean(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
 
 
 def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) -> Tensor:
+    if x.dtype in dtypes.COMPLEX:  # the standard's var and std take real dtypes only
+        raise TypeError(f"{name}: not defined for complex dtypes, got {describe(x._node)}")
     acc, out = _mean_dtypes(x)
     xa = astype(x, acc, copy=False)
     n = _count(name, x, axis)

@@ -43,13 +43,17 @@ Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
 
 
+# np.real and np.imag are no ufuncs (see loops.PARTS): the other elementwise ops' NumPy functions
+_NUMPY: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
+
+
 def _elementwise(xs: Sequence[Array], n: Node) -> Array:
     sig = signature(n.op, *(o.dtype for o in n.operands))
     args = [np.asarray(x).astype(d, copy=False) for x, d in zip(xs, sig)]
     if n.op is Op.ROUND:
         return np.asarray(np.round(args[0])).astype(n.dtype)
     with np.errstate(all="ignore"):
-        out = UFUNC[n.op](*args)
+        out = _NUMPY[n.op](*args)
     return np.asarray(out).astype(n.dtype, copy=False)
 
 

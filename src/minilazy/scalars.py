@@ -14,27 +14,27 @@ from typing import Final, TypeGuard
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.dtypes import DType, Scalar
+from minilazy.dtypes import DType, Number
 from minilazy.infer import signature
 from minilazy.ir import COMPARISONS, Node, Op, constant_leaf, scalar_leaf
 from minilazy.state import ENGINE, OVERRIDE
 
 
-def is_weak(x: object) -> TypeGuard[Scalar]:
-    """True for a Python ``bool``, ``int`` or ``float`` (weak in NEP 50; NumPy scalars are not).
+def is_weak(x: object) -> TypeGuard[Number]:
+    """True for a Python ``bool``, ``int``, ``float``, ``complex`` (weak in NEP 50, not NumPy's).
 
     Example:
         >>> is_weak(2.0), is_weak(np.float64(2.0))
         (True, False)
     """
-    return type(x) in (bool, int, float)
+    return type(x) in (bool, int, float, complex)
 
 
 # (op, Python type, other dtype, scalar first) -> the dtype NumPy gives the weak scalar
 _WEAK: Final[dict[tuple[Op, type, DType, bool], DType]] = {}
 
 
-def weak_scalar(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Node:
+def weak_scalar(op: Op, value: Number, other: DType, scalar_first: bool) -> Node:
     """A weak Python scalar as a leaf, typed as NumPy 2 types it next to ``other`` in ``op``.
 
     Example:
@@ -60,7 +60,7 @@ def weak_scalar(op: Op, value: Scalar, other: DType, scalar_first: bool) -> Node
     return scalar(value, dtype)
 
 
-def scalar(value: Scalar, dtype: DType) -> Node:
+def scalar(value: Number, dtype: DType) -> Node:
     """The leaf for Python number ``value`` as ``dtype``: a parameter, or a baked-in constant.
 
     With ``BarrierPolicy(special_scalars=True)``, 0 and 1 are constants (as in PyTorch/XLA), so
@@ -72,6 +72,8 @@ def scalar(value: Scalar, dtype: DType) -> Node:
         NoAttrs()
     """
     special = (OVERRIDE.get() or ENGINE.default).special_scalars
-    if special and (value == 1 or value == 0 and str(value)[0] != "-"):
+    # (A complex 1 or 0 stays a parameter: the Constant family holds an int.)
+    if special and not isinstance(value, complex) and (value == 1 or value == 0 and
+                                                   str(value)[0] != "-"):
         return constant_leaf(value, dtype)
     return scalar_leaf(value, dtype)

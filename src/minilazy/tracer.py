@@ -16,7 +16,7 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.attrs import NONE, Attrs, Cast, Index, Permute, Sharding
-from minilazy.dtypes import DType, Scalar
+from minilazy.dtypes import DType, Number
 from minilazy.host import check_power, host_data
 from minilazy.indexing import Item, index_spec, masked_fill
 from minilazy.infer import INFER, describe
@@ -27,7 +27,7 @@ from minilazy.scalars import is_weak, scalar, weak_scalar
 from minilazy.state import ENGINE, LIVE, OVERRIDE, backend, user_site
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
-TensorLike: TypeAlias = "Tensor | Scalar | np.ndarray[Any, Any] | np.generic | list[Any]"
+TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"
 
 
 def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> Tensor:
@@ -245,10 +245,10 @@ class Tensor(ArrayAPIMethods):
         array = backend().to_host(self, "__array__")
         return array if dtype is None else array.astype(dtype)
 
-    def item(self) -> Scalar:
+    def item(self) -> Number:
         """The single element as a Python scalar (an observation barrier)."""
         _check_size_one(self, "item()")
-        value: Scalar = backend().to_host(self, "item").item()
+        value: Number = backend().to_host(self, "item").item()
         return value
 
     def tolist(self) -> Any:
@@ -390,6 +390,6 @@ class Tensor(ArrayAPIMethods):
 
 
 def _like(o: object) -> TensorLike:
-    if isinstance(o, (Tensor, bool, int, float, np.ndarray, np.generic, list)):
+    if isinstance(o, (Tensor, bool, int, float, complex, np.ndarray, np.generic, list)):
         return o
     raise TypeError(f"cannot compare a Tensor with {type(o).__name__}")

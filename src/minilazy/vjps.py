@@ -51,6 +51,8 @@ def fit(ct: Tensor, shape: tuple[int, ...], dtype: dtypes.DType) -> Tensor:
             axes = tuple(range(lead)) + tuple(
                 lead + i for i, d in enumerate(shape) if d == 1 and ct.shape[lead + i] != 1)
             ct = reshape(reduce_sum(ct, axis=axes), shape)
+    if ct.dtype in dtypes.COMPLEX and dtype not in dtypes.COMPLEX:  # a real operand promoted:
+        ct = _op(Op.REAL, ct)  # its cotangent is the real part (the transpose of real -> complex)
     return ct if ct.dtype == dtype else astype(ct, dtype)
 
 
@@ -72,13 +74,18 @@ def _not_differentiable(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -
                     f"{n.dtype}-valued); no float gradient can flow through it")
 
 
+def _conj(x: Tensor) -> Tensor:
+    return _op(Op.CONJ, x) if x.dtype in dtypes.COMPLEX else x
+
+
 def _sqrt1(x: Tensor, sign: float) -> Tensor:
     return _op(Op.SQRT, 1.0 + sign * x * x)
 
 
 UNARY_VJP: Final[dict[Op, Rule]] = {
     Op.NEG: lambda g, y, xs, n: (-g,),
-    Op.ABS: _unary(lambda x, y: _op(Op.SIGN, x)),
+    # |z| is not holomorphic: d|z| = real(conj(z) dz) / |z|, whose transpose is conj(sign(z))
+    Op.ABS: _unary(lambda x, y: _conj(_op(Op.SIGN, x))),
     Op.SQRT: _unary(lambda x, y: 0.5 / y),
     Op.SQUARE: _unary(lambda x, y: 2.0 * x),
     Op.EXP: _unary(lambda x, y: y),
@@ -99,6 +106,9 @@ UNARY_VJP: Final[dict[Op, Rule]] = {
     Op.ASINH: _unary(lambda x, y: 1.0 / _sqrt1(x, 1.0)),
     Op.ACOSH: _unary(lambda x, y: 1.0 / _op(Op.SQRT, x * x - 1.0)),
     Op.ATANH: _unary(lambda x, y: 1.0 / (1.0 - x * x)),
+    # real, imag and conj are R-linear: the transposes of x, -i x and conj(x) under real(a b)
+    Op.REAL: lambda g, y, xs, n: (g,), Op.IMAG: lambda g, y, xs, n: (g * -1j,),
+    Op.CONJ: lambda g, y, xs, n: (_conj(g),),
     Op.SIGN: _zero, Op.FLOOR: _zero, Op.CEIL: _zero, Op.ROUND: _zero, Op.TRUNC: _zero,
 }
 
