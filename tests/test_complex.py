@@ -337,5 +337,5 @@ def test_gradients_through_matmul_and_a_real_operand_promoted_to_complex():
 
 
 def test_grad_needs_a_real_result():
-    with pytest.raises(TypeError, match="real floating"):
+    with pytest.raises(TypeError, match="0-d floating tensor, got complex128.*real\\(\\)"):
         ml.grad(lambda z: ml.sum(z * z))(ml.asarray([1j]))

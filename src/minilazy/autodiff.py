@@ -229,8 +229,9 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
         out = f(*args)
         if not isinstance(out, Tensor) or out.shape != () or out.dtype not in dtypes.FLOATING:
             shown = f"{out.dtype}{list(out.shape)}" if isinstance(out, Tensor) else type(out)
-            raise TypeError(f"grad: f must return a 0-d real floating tensor, got {shown}"
-                            " (of a complex result, differentiate real(), imag() or abs())")
+            hint = " (differentiate real(), imag() or abs() of a complex result)" if isinstance(
+                out, Tensor) and out.dtype in dtypes.COMPLEX else ""
+            raise TypeError(f"grad: f must return a 0-d floating tensor, got {shown}{hint}")
         grads = _backward(out, wrt)
         trees, k = [], 0
         for n, rebuild in rebuilds:
