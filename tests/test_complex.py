@@ -109,6 +109,14 @@ def test_asarray_of_complex_values():
         float(z)
 
 
+def test_complex128_is_computed_in_64_bits_without_touching_jaxs_global_flag():
+    z = np.array([1 + 1e-300j, 1e-200 + 1j])  # parts complex64 would flush to zero
+    got = (ml.asarray(z) * (1 + 0j)).numpy()
+    assert got.dtype == np.complex128
+    np.testing.assert_array_equal(got, z)
+    assert not jax.config.jax_enable_x64
+
+
 def test_kinds_finfo_and_inspection():
     assert ml.isdtype(ml.complex64, "complex floating") and ml.isdtype(ml.complex128, "numeric")
     assert not ml.isdtype(ml.complex64, "real floating")
