@@ -291,9 +291,18 @@ def test_shape_ops_where_and_indexing_carry_complex_values():
 
 def test_printers_and_python_source_name_complex_dtypes():
     z = ml.asarray(np.ones(2, np.complex64))
-    out = ml.conj(z) * 1j
-    assert "c64[2]" in str(ml.graph(out))
-    np.testing.assert_array_equal(out.numpy(), np.conjugate(np.ones(2, np.complex64)) * 1j)
+    x = ml.asarray(np.ones(2, np.float32))
+    out = ml.real(ml.conj(z) * (2 + 1j)) + ml.imag(z * complex(math.inf, 1)) + ml.abs(x * 1j)
+    g = ml.graph(out)
+    assert "c64[2]" in g.text() and "conj" in g.text()
+    scope: dict[str, Any] = {}
+    exec(g.to_python(), scope)  # a non-finite complex number is written as complex(...)
+    assert ml.graph(*scope["outputs"]).key == g.key
+    one, f32 = np.ones(2, np.complex64), np.ones(2, np.float32)
+    with np.errstate(invalid="ignore"):  # 0 * inf in the product's imaginary part: NaN
+        expected = (np.real(np.conjugate(one) * (2 + 1j)) + np.imag(one * complex(math.inf, 1))
+                    + np.abs(f32 * 1j))
+    np.testing.assert_array_equal(out.numpy(), expected)
 
 
 # -- gradients ------------------------------------------------------------------------------------

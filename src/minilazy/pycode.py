@@ -9,6 +9,7 @@ right shape, which the key never looks at.
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
@@ -70,6 +71,8 @@ def scalar(value: Scalar, dtype: str) -> Tensor:
 
 
 def _literal(value: object) -> str:
+    if isinstance(value, complex) and not cmath.isfinite(value):  # repr gives `inf+1j`: no literal
+        return f"complex({_literal(value.real)}, {_literal(value.imag)})"
     if isinstance(value, float) and not math.isfinite(value):
         return f"float('{value}')"
     return repr(value)
