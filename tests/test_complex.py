@@ -203,6 +203,22 @@ def test_real_imag_conj_of_real_tensors_are_numpys(name, d):
     np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_truth_of_a_complex_number_is_either_part_nonzero(mode):
+    # XLA's convert to bool reads the real part only: pure imaginary numbers test the lowering.
+    a, b = np.array([0.5j, 0j, -2j, 1 + 0j]), np.array([0j, 1j, 1j, 0j])
+    got = run(mode, lambda: [ml.logical_and(ml.asarray(a), ml.asarray(b)),
+                             ml.logical_or(ml.asarray(a), ml.asarray(b)),
+                             ml.logical_xor(ml.asarray(a), ml.asarray(b)),
+                             ml.logical_not(ml.asarray(a)), ml.all(ml.asarray(a[::2])),
+                             ml.any(ml.asarray(b[:1] + 1e-3j)), ml.count_nonzero(ml.asarray(a)),
+                             ml.astype(ml.asarray(a), ml.bool)])
+    expected = [np.logical_and(a, b), np.logical_or(a, b), np.logical_xor(a, b), np.logical_not(a),
+                np.all(a[::2]), np.any(b[:1] + 1e-3j), np.count_nonzero(a), a.astype(bool)]
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
+
+
 def test_astype_to_and_from_complex():
     z = ml.asarray([1 + 2j, 0j, 3j])
     assert ml.astype(z, ml.bool).tolist() == [True, False, True]  # either part nonzero

@@ -289,8 +289,8 @@ def _reduction(fn: Callable[..., Array]) -> Rule:
         match n.attrs:
             case Reduce(axes, keepdims):
                 x = xs[0]
-                if n.op in (Op.SUM, Op.PROD):
-                    x = _cast(x, n.dtype)  # NumPy accumulates sum(int8) in int64
+                if n.op in (Op.SUM, Op.PROD, Op.ANY, Op.ALL):  # sum(int8) accumulates in int64;
+                    x = _cast(x, n.dtype)  # any/all: complex truth is either part (jnp: real's)
                 if n.op not in (Op.ARGMAX, Op.ARGMIN):
                     return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
                 if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
