@@ -294,6 +294,27 @@ def test_matmul_tensordot_and_vecdot_of_complex_match_numpy(mode, pair, other):
     assert_close(got[2], np.asarray(xp.vecdot(xp.asarray(a), xp.asarray(a))))
 
 
+@pytest.mark.parametrize("mode", MODES)
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(COMPLEX).flatmap(lambda d: complexes(d, (3, 4))))
+def test_norms_of_complex_tensors_are_real_and_match_numpy(mode, z):
+    orders: list[Any] = [2, 1, math.inf, -math.inf, 0, 3.0]
+    got = run(mode, lambda: [ml.linalg.vector_norm(ml.asarray(z), ord=o) for o in orders] + [
+        ml.linalg.matrix_norm(ml.asarray(z), ord=o) for o in ("fro", 1, -1, math.inf)])
+    expected = [np.linalg.norm(z.ravel(), ord=o) for o in orders] + [
+        np.linalg.norm(z, ord=o) for o in ("fro", 1, -1, math.inf)]
+    for g, e in zip(got, expected):
+        assert_close(g, np.asarray(e, g.dtype))
+        assert g.dtype == dtypes.PART[np.dtype(z.dtype)]
+    strict = xp.linalg.vector_norm(xp.asarray(z))
+    assert got[0].dtype == strict_dtype(strict)
+
+
+def test_norms_refused_for_complex_without_a_complex_svd():
+    with pytest.raises(TypeError, match="c128"):
+        ml.linalg.matrix_norm(ml.asarray([[1j]]), ord="nuc")
+
+
 def test_shape_ops_where_and_indexing_carry_complex_values():
     z = np.array([[1 + 1j, 2 - 1j], [3j, -4 + 0j]], np.complex64)
     t = ml.asarray(z)
@@ -338,6 +359,7 @@ GRADS: list[tuple[str, Callable[[Any], Any], Callable[[Any], Any]]] = [
      lambda z: jnp.sum(jnp.real(z ** (0.5 + 1j)))),
     ("re(1/z) im(z)", lambda z: ml.sum(ml.real(1 / z) * ml.imag(z)),
      lambda z: jnp.sum(jnp.real(1 / z) * jnp.imag(z))),
+    ("vector_norm", lambda z: ml.linalg.vector_norm(z * z), lambda z: jnp.linalg.norm(z * z)),
     ("mean |asin z|^2", lambda z: ml.real(ml.mean(ml.asin(z) * ml.conj(ml.asin(z)))),
      lambda z: jnp.real(jnp.mean(jnp.arcsin(z) * jnp.conj(jnp.arcsin(z))))),
 ]

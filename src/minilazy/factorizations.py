@@ -78,11 +78,13 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
-def floating(name: str, x: Tensor, least: int = 2, square: bool = False) -> Tensor:
-    """``x``, checked: a floating tensor, at least ``least``-D, of square matrices if asked."""
+def floating(name: str, x: Tensor, least: int = 2, square: bool = False,
+             complex_ok: bool = False) -> Tensor:
+    """``x``, checked: a floating (or, if ``complex_ok``, complex) tensor, at least ``least``-D,
+    of square matrices if asked."""
     if not isinstance(x, Tensor):
         raise TypeError(f"linalg.{name}: expected a Tensor, got {type(x).__name__}")
-    if x.dtype not in dtypes.FLOATING:
+    if x.dtype not in (dtypes.INEXACT if complex_ok else dtypes.FLOATING):
         raise TypeError(f"linalg.{name}: needs a floating-point tensor, got {describe(x._node)}")
     if x.ndim < least:
         raise ValueError(f"linalg.{name}: needs at least {least} dimensions, got "

@@ -157,6 +157,7 @@ def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
     """The ``ord``-norm of the vectors along ``axis`` (all axes if None).
 
     The norm is ``sum(|x|**ord)**(1/ord)``, with the square root of a sum of squares for 2.
+    Complex ``x`` gives a real norm, of its elements' moduli.
 
     ``ord`` may be any number: ``inf`` and ``-inf`` give the largest and smallest ``|x|``, 0 the
     count of non-zeros (as a float). Composed from reductions; differentiable.
@@ -166,7 +167,8 @@ def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
         >>> ml.linalg.vector_norm(ml.asarray([3.0, -4.0])).item()
         5.0
     """
-    x = floating("vector_norm", x, least=0)
+    x = floating("vector_norm", x, least=0, complex_ok=True)
+    x = absolute(x) if x.dtype in dtypes.COMPLEX else x  # a complex norm is its moduli's norm
     axes = normalize_axes("linalg.vector_norm", axis, x.ndim)
     a = absolute(x)
     if ord == math.inf:
@@ -191,14 +193,17 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
     largest, smallest singular value.
 
     ``keepdims`` keeps the two matrix axes as 1s. Differentiable (through ``svdvals`` for
-    ``"nuc"`` and ±2).
+    ``"nuc"`` and ±2). Complex ``x`` gives a real norm, except for ``"nuc"`` and ±2 (no complex
+    SVD yet: ``TypeError``).
 
     Example:
         >>> import minilazy as ml
         >>> ml.linalg.matrix_norm(ml.asarray([[1.0, -2.0], [3.0, 4.0]]), ord=1).item()
         6.0
     """
-    x = floating("matrix_norm", x)
+    x = floating("matrix_norm", x, complex_ok=True)
+    if x.dtype in dtypes.COMPLEX and ord not in ("nuc", 2, -2):  # those need a complex SVD
+        x = absolute(x)  # the other norms are their moduli's norms
     if ord == "fro" or ord is None:
         out = sqrt(reduce_sum(x * x, axis=(-2, -1)))
     elif ord == "nuc":
