@@ -117,6 +117,15 @@ def test_complex128_is_computed_in_64_bits_without_touching_jaxs_global_flag():
     assert not jax.config.jax_enable_x64
 
 
+@pytest.mark.parametrize("args,kw", [((0, 2j, 3), {}), ((1 + 1j, -2, 4), {"endpoint": False}),
+                                     ((0, 1, 3), {"dtype": "complex64"}), ((1j, 1j, 1), {})])
+def test_linspace_of_complex_numbers(args, kw):
+    got = ml.linspace(*args, **kw).numpy()
+    expected = np.linspace(*args, **kw)
+    assert got.dtype == expected.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-6)
+
+
 def test_kinds_finfo_and_inspection():
     assert ml.isdtype(ml.complex64, "complex floating") and ml.isdtype(ml.complex128, "numeric")
     assert not ml.isdtype(ml.complex64, "real floating")

@@ -17,7 +17,7 @@ import numpy as np
 from minilazy import dtypes
 from minilazy.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.device import Mesh
-from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.dtypes import DType, DTypeLike, Number, Scalar
 from minilazy.host import host_data
 from minilazy.infer import integers, sized
 from minilazy.ir import Device, DeviceError, Node, Op
@@ -47,7 +47,7 @@ def _default_dtype(value: Scalar) -> DType:
     return dtypes.canonical(np.asarray(value).dtype)
 
 
-def _param(value: Scalar, dtype: DType) -> Node:
+def _param(value: Number, dtype: DType) -> Node:
     """A scalar parameter holding ``value`` converted to ``dtype`` as NumPy would."""
     dtypes.check_scalar(value, dtype)
     return scalar(dtype.type(value).item(), dtype)
@@ -255,27 +255,33 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
     return record(Op.CONVERT, (diag._node,), Cast(dtypes.CODE[d]), dev)
 
 
-def linspace(start: Scalar, stop: Scalar, /, num: int, *, dtype: DTypeLike | None = None,
+def linspace(start: Number, stop: Number, /, num: int, *, dtype: DTypeLike | None = None,
              device: Device | None = None, endpoint: bool = True) -> Tensor:
     """``num`` evenly spaced values from ``start`` to ``stop``, like ``np.linspace``.
+
+    A complex ``start``, ``stop`` or ``dtype`` spaces complex values (complex128 by default).
 
     Example:
         >>> import minilazy as ml
         >>> ml.linspace(0, 1, 5).tolist()
         [0.0, 0.25, 0.5, 0.75, 1.0]
+        >>> ml.linspace(0, 2j, 3).tolist()
+        [0j, 1j, 2j]
     """
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
-    f64 = dtypes.float64
+    d = None if dtype is None else dtypes.canonical(dtype)
+    complex_ = isinstance(start, complex) or isinstance(stop, complex) or d in dtypes.COMPLEX
+    wide = dtypes.complex128 if complex_ else dtypes.float64  # the values are made in this
     div = (num - 1) if endpoint else num
-    step = (stop - start) / div if div > 0 else float(stop - start)  # num <= 1: i * step is 0
+    step = (stop - start) / div if div > 0 else stop - start  # num <= 1: i * step is 0
     dev = _device(device)
-    i = _iota((num,), 0, f64, dev)
-    scaled = record(Op.MUL, (i._node, _param(step, f64)), NONE, dev)
-    y = record(Op.ADD, (scaled._node, _param(float(start), f64)), NONE, dev)
+    i = _iota((num,), 0, dtypes.float64, dev)
+    scaled = record(Op.MUL, (i._node, _param(step, wide)), NONE, dev)
+    y = record(Op.ADD, (scaled._node, _param(start, wide)), NONE, dev)
     if endpoint and num > 1:
-        y[-1] = float(stop)  # as NumPy: the last value is exactly stop
-    d = f64 if dtype is None else dtypes.canonical(dtype)
+        y[-1] = stop  # as NumPy: the last value is exactly stop
+    d = wide if d is None else d
     if d in dtypes.INTEGER:
         y = record(Op.FLOOR, (y._node,), NONE, dev)  # NumPy floors before casting to integers
-    return y if d == f64 else record(Op.CONVERT, (y._node,), Cast(dtypes.CODE[d]), dev)
+    return y if d == wide else record(Op.CONVERT, (y._node,), Cast(dtypes.CODE[d]), dev)

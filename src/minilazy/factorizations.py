@@ -80,8 +80,7 @@ class SlogdetResult(NamedTuple):
 
 def floating(name: str, x: Tensor, least: int = 2, square: bool = False,
              complex_ok: bool = False) -> Tensor:
-    """``x``, checked: a floating (or, if ``complex_ok``, complex) tensor, at least ``least``-D,
-    of square matrices if asked."""
+    """``x``, checked: floating (or complex, if ``complex_ok``), ``least``-D, square if asked."""
     if not isinstance(x, Tensor):
         raise TypeError(f"linalg.{name}: expected a Tensor, got {type(x).__name__}")
     if x.dtype not in (dtypes.INEXACT if complex_ok else dtypes.FLOATING):
