@@ -256,7 +256,7 @@ REFUSED: list[tuple[str, Callable[[ml.Tensor], Any]]] = [
     ("hypot", lambda z: ml.hypot(z, z)), ("logaddexp", lambda z: ml.logaddexp(z, z)),
     ("signbit", ml.signbit), ("bitwise_and", lambda z: z & z),
     ("max", ml.max), ("min", ml.min), ("argmax", ml.argmax), ("argmin", ml.argmin),
-    ("sort", ml.sort), ("argsort", ml.argsort), ("var", ml.var), ("std", ml.std),
+    ("sort", ml.sort), ("argsort", ml.argsort), ("searchsorted", lambda z: ml.searchsorted(z, 1)), ("var", ml.var), ("std", ml.std),
     ("cholesky", lambda z: ml.linalg.cholesky(ml.reshape(z, (1, 1)))),
     ("float32 < complex", lambda z: ml.asarray([1.0], dtype=ml.float32) < 1j),
 ]
@@ -333,6 +333,14 @@ def test_shape_ops_where_and_indexing_carry_complex_values():
     t[0, 1] = 5j
     assert t.dtype == ml.complex64 and t[0].tolist() == [1 + 1j, 5j]
     assert ml.reshape(ml.flip(t, axis=0), (4,)).tolist()[:2] == [3j, -4 + 0j]
+
+
+def test_unique_of_complex_values_is_sorted_as_numpy_sorts():
+    a = np.array([[1 + 2j, -0.5j], [0.3 + 0j, 2 - 1j], [-0.5j, 1 + 2j]])
+    np.testing.assert_array_equal(ml.unique_values(ml.asarray(a)).numpy(), np.unique(a))
+    r = ml.unique_all(ml.asarray(a))
+    np.testing.assert_array_equal(r.values.numpy()[r.inverse_indices.numpy()], a)
+    assert r.counts.tolist() == [2, 1, 2, 1]
 
 
 def test_printers_and_python_source_name_complex_dtypes():

@@ -105,7 +105,8 @@ def unique_values(x: TensorLike, /) -> Tensor:
     """
     t = _tensor(x)
     (value,) = host_values("unique_values", [t])
-    return _on_device([np.unique_values(value)], t)[0]
+    # np.sort: NumPy 2.3's unique_values hashes complex numbers and leaves them unsorted
+    return _on_device([np.sort(np.unique_values(value))], t)[0]
 
 
 def unique_counts(x: TensorLike, /) -> UniqueCountsResult:
@@ -179,6 +180,8 @@ def searchsorted(x1: TensorLike, x2: TensorLike, /, *, side: Literal["left", "ri
     if sorter is not None:
         a = take(a, sorter)
     common = dtypes.result_type(a.dtype, v.dtype)
+    if common in dtypes.COMPLEX:  # the standard orders real numbers only
+        raise TypeError(f"searchsorted: not defined for complex dtypes, got {common}")
     a = a if a.dtype == common else astype(a, common)
     v = v if v.dtype == common else astype(v, common)
     column = v[..., None]  # against every element of a: shape (*x2.shape, len(x1))
