@@ -256,7 +256,8 @@ REFUSED: list[tuple[str, Callable[[ml.Tensor], Any]]] = [
     ("hypot", lambda z: ml.hypot(z, z)), ("logaddexp", lambda z: ml.logaddexp(z, z)),
     ("signbit", ml.signbit), ("bitwise_and", lambda z: z & z),
     ("max", ml.max), ("min", ml.min), ("argmax", ml.argmax), ("argmin", ml.argmin),
-    ("sort", ml.sort), ("argsort", ml.argsort), ("searchsorted", lambda z: ml.searchsorted(z, 1)), ("var", ml.var), ("std", ml.std),
+    ("sort", ml.sort), ("argsort", ml.argsort), ("searchsorted", lambda z: ml.searchsorted(z, 1)),
+    ("var", ml.var), ("std", ml.std),
     ("cholesky", lambda z: ml.linalg.cholesky(ml.reshape(z, (1, 1)))),
     ("float32 < complex", lambda z: ml.asarray([1.0], dtype=ml.float32) < 1j),
 ]
