@@ -393,6 +393,43 @@ def test_gradients_of_holomorphic_functions_match_jax(name, f, jf, z):
     assert_close(got, expected)
 
 
+RNG = np.random.default_rng(15)
+POINTS = RNG.uniform(0.05, 2, 24) * RNG.choice([-1, 1], 24) + 1j * (
+    RNG.uniform(0.05, 2, 24) * RNG.choice([-1, 1], 24))
+W = 0.3 - 0.7j  # a complex weight: the loss real(f(z) * W) sees both parts of f(z)
+JNP = {"asin": jnp.arcsin, "acos": jnp.arccos, "atan": jnp.arctan, "asinh": jnp.arcsinh,
+       "acosh": jnp.arccosh, "atanh": jnp.arctanh, "pow": jnp.power}
+
+
+@pytest.mark.parametrize("name", [n for n in UNARY if n not in (
+    "isnan", "isinf", "isfinite", "logical_not")] + ["pow", "divide", "multiply", "subtract"])
+def test_every_vjp_rule_on_complex_numbers_matches_jax(name):
+    f, jf = getattr(ml, name), JNP.get(name) or getattr(jnp, name)
+    args = (POINTS,) if name in UNARY else (POINTS, POINTS[::-1].copy())
+    argnums = tuple(range(len(args)))
+    got = ml.grad(lambda *t: ml.sum(ml.real(f(*t) * W)), argnums)(*map(ml.asarray, args))
+    with jax.enable_x64(True):
+        expected = jax.grad(lambda *t: jnp.sum(jnp.real(jf(*t) * W)), argnums)(
+            *map(jnp.asarray, args))
+    for g, e in zip(got, expected):
+        assert_close(g.numpy(), np.asarray(e))
+
+
+def test_reduction_and_shape_vjps_on_complex_numbers_match_jax():
+    z = POINTS[:12].reshape(3, 4)
+
+    def loss(ns: Any, t: Any) -> Any:
+        parts = [ns.prod(t, axis=1), ns.mean(t, axis=0), ns.cumulative_sum(t, axis=1)[:, 2],
+                 ns.concat([t[0], ns.flip(t[1], axis=0)]), ns.where(ns.abs(t) > 1, t, 0j)[2],
+                 ns.matrix_transpose(t)[1:3, 0], ns.sum(t * t, axis=1)]
+        return sum(ns.sum(ns.real(p * W)) for p in parts)
+
+    got = ml.grad(lambda t: loss(ml, t))(ml.asarray(z))
+    with jax.enable_x64(True):
+        expected = jax.grad(lambda t: loss(jnp, t))(jnp.asarray(z))
+    assert_close(got.numpy(), np.asarray(expected))
+
+
 def test_gradients_through_matmul_and_a_real_operand_promoted_to_complex():
     a = np.array([[1 + 2j, -0.5j], [0.3, 2 - 1j]])
     x = np.array([0.5, -1.5])  # real: its gradient is the real part of the complex cotangent

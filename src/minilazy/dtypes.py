@@ -86,10 +86,11 @@ def canonical(dtype: DTypeLike) -> DType:
     return d
 
 
-def result_type(*arrays_and_dtypes: DType | Scalar | Any) -> DType:
+def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
     """The dtype NumPy 2 gives when combining its arguments (dtypes, tensors, Python scalars).
 
-    Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet.
+    Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet (a
+    ``complex`` makes a real dtype complex of the same precision).
 
     Example:
         >>> import minilazy as ml

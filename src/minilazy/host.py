@@ -65,7 +65,7 @@ def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
                 raise OverflowError(f"Python int {v} does not fit in int64 or uint64")
             if not isinstance(v, (bool, int, float, complex, np.generic)):
                 raise TypeError(f"cannot make a tensor from {type(v).__name__} ({_short(x)})")
-    dtypes.canonical(array.dtype)  # complex, str...: TypeError naming the supported dtypes
+    dtypes.canonical(array.dtype)  # str, datetime...: TypeError naming the supported dtypes
 
 
 def check_power(base: DType, exponent: Any) -> None:

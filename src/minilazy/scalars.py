@@ -72,8 +72,8 @@ def scalar(value: Number, dtype: DType) -> Node:
         NoAttrs()
     """
     special = (OVERRIDE.get() or ENGINE.default).special_scalars
-    # (A complex 1 or 0 stays a parameter: the Constant family holds an int.)
-    if special and not isinstance(value, complex) and (value == 1 or value == 0 and
-                                                   str(value)[0] != "-"):
+    # A complex 0 or 1 stays a parameter: the Constant family holds an int.
+    if special and not isinstance(value, complex) and (
+            value == 1 or value == 0 and str(value)[0] != "-"):
         return constant_leaf(value, dtype)
     return scalar_leaf(value, dtype)
