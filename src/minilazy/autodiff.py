@@ -38,9 +38,9 @@ class Tape:
     """The backward graph of one forward structure, with what it was recorded for.
 
     Attributes:
-        structure: the forward graph's digests, wiring and targets, the device, whether 0 and 1
-            are baked in (``special_scalars``):
-            compared in full on a hit, so two structures whose keys collide never share a tape.
+        structure: the forward graph's digests, wiring and targets, the device, and whether 0
+            and 1 are baked in (``special_scalars``); compared in full on a hit, so two
+            structures whose keys collide never share a tape.
         steps: the backward nodes in post-order, operands before users.
         results: the ref of each gradient.
     """

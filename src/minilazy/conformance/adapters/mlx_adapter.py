@@ -18,6 +18,10 @@ The adapter translates spelling only: NumPy dtypes to MLX's (also on the way in,
 picks a dtype or converts an exception: MLX's dtype rules are stated in ``DTYPE_POLICY``, and
 every other difference is a finding. Convolution and pooling (``conv``) are ``mx.conv2d``,
 ``nn.MaxPool2d`` and ``nn.AvgPool2d`` with torch's layout transposed to MLX's and back.
+``sort``, ``argsort`` and ``linalg`` are ``mx.sort``, ``mx.argsort`` (descending: of the input
+reversed, reversed back) and ``mx.linalg`` or the ``mx`` function of the same meaning, but
+MLX has no ``matrix_power``, ``matrix_rank`` or ``vecdot`` (``LINALG_MISSING``), so the adapter
+does not declare ``linalg`` and LZ-NUM-018 is not checked.
 """
 
 from __future__ import annotations
@@ -62,6 +66,69 @@ DTYPE_POLICY = DtypePolicy(
                                                      "uint32")}},
     unsupported=frozenset({f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
                            if not d.startswith("float")} | {"conv2d:float64"}))
+
+
+def _reverse(x: Any, axis: int) -> Any:
+    """``x`` reversed along ``axis`` (MLX has no ``flip``: a slice of step -1)."""
+    return x[(slice(None),) * (axis % x.ndim) + (slice(None, None, -1),)]
+
+
+def _svd(x: Any, full_matrices: bool = True) -> tuple[Any, Any, Any]:
+    """``mx.linalg.svd`` (full U and Vh); reduced, their first ``min(M, N)`` columns, rows."""
+    u, s, vh = mx.linalg.svd(x)
+    k = s.shape[-1]
+    return (u, s, vh) if full_matrices else (u[..., :, :k], s, vh[..., :k, :])
+
+
+def _qr(x: Any, mode: str = "reduced") -> tuple[Any, Any]:
+    """``mx.linalg.qr``: the reduced factors only."""
+    if mode != "reduced":
+        raise NotImplementedError(f"MLX's qr has no mode={mode!r}")
+    q, r = mx.linalg.qr(x)
+    return q, r
+
+
+def _no_rtol(fn: Callable[[Any], Any]) -> Callable[..., Any]:
+    """``fn`` of one matrix, which takes only the default ``rtol``."""
+    def call(x: Any, rtol: Any = None) -> Any:
+        if rtol is not None:
+            raise NotImplementedError("MLX takes no rtol")
+        return fn(x)
+    return call
+
+
+def _vector_norm(x: Any, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Any:
+    """``mx.linalg.norm`` of ``x``'s ``axis`` flattened into one, a vector's norm.
+
+    MLX's norm over two axes is a matrix norm, over none of the whole array flattened.
+    """
+    axes = range(x.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    reduced = sorted(a % x.ndim for a in axes)
+    kept = [a for a in range(x.ndim) if a not in reduced]
+    y = mx.reshape(mx.transpose(x, kept + reduced), [x.shape[a] for a in kept] + [-1])
+    out = mx.linalg.norm(y, ord, axis=-1)
+    if keepdims:
+        out = mx.reshape(out, [1 if a in reduced else x.shape[a] for a in range(x.ndim)])
+    return out
+
+
+# The linalg functions MLX has outside ``mx.linalg`` or spells differently (the rest are
+# ``mx.linalg``'s of the same name), and those it has no function for.
+LINALG: dict[str, Callable[..., Any]] = {
+    "svd": _svd, "qr": _qr, "vector_norm": _vector_norm,
+    "svdvals": lambda x: mx.linalg.svd(x, compute_uv=False),
+    "matrix_norm": lambda x, keepdims=False, ord="fro": mx.linalg.norm(
+        x, ord, axis=[-2, -1], keepdims=keepdims),
+    "pinv": _no_rtol(mx.linalg.pinv),
+    "trace": lambda x, offset=0, dtype=None: mx.trace(
+        x, offset, -2, -1, dtype=None if dtype is None else TO_MLX[np.dtype(dtype)]),
+    "diagonal": lambda x, offset=0: mx.diagonal(x, offset, -2, -1),
+    "matrix_transpose": lambda x: mx.swapaxes(x, -2, -1),
+    "outer": mx.outer, "matmul": mx.matmul,
+    "tensordot": lambda x1, x2, axes=2: mx.tensordot(
+        x1, x2, axes=axes if isinstance(axes, int) else list(axes)),
+}
+LINALG_MISSING = frozenset({"matrix_power", "matrix_rank", "vecdot"})
 
 
 def _ddof(correction: float) -> int:
@@ -129,6 +196,37 @@ def value(x): return np.array(x)
 
     def _pool(self, pool: Callable[[Any], Any], x: Any) -> Any:
         return self._track(mx.transpose(pool(mx.transpose(x, (0, 2, 3, 1))), (0, 3, 1, 2)))
+
+    # -- sorts and the linalg extension: mx.sort, mx.argsort, mx.linalg (no capability ``linalg``:
+    # MLX has no matrix_power, matrix_rank or vecdot, which LINALG_MISSING names) --
+    def sort(self, x: Any, *, axis: int = -1, descending: bool = False) -> Any:
+        """``mx.sort`` (stable, NaNs last); descending is its result reversed, NaNs first."""
+        y = mx.sort(x, axis=axis)
+        return self._track(_reverse(y, axis) if descending else y)
+
+    def argsort(self, x: Any, *, axis: int = -1, descending: bool = False) -> Any:
+        """``mx.argsort`` (stable); descending, of ``x`` reversed, reversed back (ties in order).
+
+        Its indices are MLX's ``uint32``, as ``argmax``'s (``DTYPE_POLICY.index``).
+        """
+        if not descending:
+            return self._track(mx.argsort(x, axis=axis))
+        last = x.shape[axis] - 1
+        return self._track(last - _reverse(mx.argsort(_reverse(x, axis), axis=axis), axis))
+
+    def linalg(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """``mx.linalg.<name>``, or the ``mx`` function of the same meaning (``LINALG``).
+
+        Raises ``NotImplementedError`` for the functions MLX lacks (``LINALG_MISSING``) and the
+        options it has no spelling for.
+        """
+        if name in LINALG_MISSING:
+            raise NotImplementedError(f"MLX has no linalg.{name}")
+        function = LINALG.get(name) or getattr(mx.linalg, name)
+        out = function(*args, **kwargs)
+        if isinstance(out, tuple | list):
+            return tuple(self._track(o) for o in out)
+        return self._track(out)
 
     # -- ops MLX spells differently -----------------------------------------------------------
     def op_clip(self, x: Any, min: Any = None, max: Any = None) -> Any:

@@ -15,7 +15,9 @@ NumPy dtypes become tinygrad's); it never casts values, picks a dtype or convert
 (``expm1``, ``log1p``, ``atan2``, ``tensordot``, ``take_along_axis``: ``Tensor.gather``
 neither broadcasts nor wraps negative indices) are unsupported. ``TINYGRAD_POLICY`` states
 tinygrad's dtype rules. Convolution and pooling (``conv``) are ``Tensor.conv2d``,
-``max_pool2d`` and ``avg_pool2d``, in torch's layout already.
+``max_pool2d`` and ``avg_pool2d``, in torch's layout already. No capability ``linalg``:
+tinygrad has ``Tensor.sort``, ``argsort``, ``qr`` and ``svd`` but no ``cholesky``, ``inv``,
+``det``, ``slogdet``, ``solve``, ``eigh`` or ``eigvalsh``, so the adapter maps none of them.
 """
 
 from __future__ import annotations

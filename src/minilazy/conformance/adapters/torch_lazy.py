@@ -33,8 +33,11 @@ peer, not about the adapter.
 Capabilities are the ones each peer really has: counters (read from its metrics after waiting
 for its device), graph keys (its graph hash), IR and compiled-program dumps, pending state (from
 the IR), ``sync``, ``setitem`` (torch's in-place ops rebind the tensor), 64-bit dtypes,
-metadata, gradients (torch.autograd) and convolution and pooling (``conv``:
-``torch.nn.functional``'s, whose layout the oracle's is); PyTorch/XLA also has an eager mode
+metadata, gradients (torch.autograd), convolution and pooling (``conv``:
+``torch.nn.functional``'s, whose layout the oracle's is) and the sorts and linalg extension
+(``linalg``: ``torch.sort``/``torch.argsort`` with ``stable=True``, ``torch.linalg``, and for
+the four functions it lacks a diagonal's sum (``trace``), ``torch.transpose``,
+``torch.outer`` and ``torch.tensordot``); PyTorch/XLA also has an eager mode
 and buffer donation. Neither can forget its compiled programs (no ``reset``), cuts long graphs
 by itself (no ``autocut``), or has two devices here (no ``devices``).
 
@@ -96,6 +99,9 @@ SUPPORTED = frozenset({*OPERATORS, *TENSOR_ONLY, *UNARY, *REDUCE_DIMS, "var", "s
                        "cumulative_sum", "tril", "triu", "take_along_axis",
                        "setitem", "asarray", "zeros", "ones", "full", "eye", "arange",
                        "linspace", "zeros_like", "ones_like", "full_like"})
+
+# The linalg extension's keywords torch spells differently (``torch.linalg``'s ``dim``, ...).
+LINALG_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
 
 
 def _axes(ndim: int, axis: AxisArg) -> tuple[int, ...]:
@@ -394,6 +400,41 @@ class TorchLazyAdapter:
         """``torch.nn.functional.avg_pool2d`` (padded zeros count, its default)."""
         return self.torch.nn.functional.avg_pool2d(x, kernel_size, stride, padding)
 
+    # -- sorts and the linalg extension (capability ``linalg``): torch's, spelled as torch does --
+
+    def sort(self, x: TorchTensor, *, axis: int = -1, descending: bool = False) -> TorchTensor:
+        """``torch.sort(stable=True)``'s values (NaNs sort above every number, as the spec's)."""
+        return self.torch.sort(x, dim=axis, descending=descending, stable=True).values
+
+    def argsort(self, x: TorchTensor, *, axis: int = -1, descending: bool = False
+                ) -> TorchTensor:
+        """``torch.argsort(stable=True)``: ties keep their order, also descending."""
+        return self.torch.argsort(x, dim=axis, descending=descending, stable=True)
+
+    def linalg(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """``torch.linalg.<name>``, its arguments spelled as torch's (``LINALG_KEYWORDS``).
+
+        ``axis``/``keepdims`` become ``dim``/``keepdim``; ``solve``'s ``x2`` of ``x1.ndim - 1``
+        dimensions, a stack of matrices to the standard, gets a unit batch axis in front, since
+        torch would take it for a stack of vectors; the few functions ``torch.linalg`` lacks
+        are the torch functions of the same meaning; several results come back as a tuple.
+        """
+        torch = self.torch
+        kwargs = {LINALG_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
+        if name == "solve" and args[1].dim() > 1 and args[1].dim() == args[0].dim() - 1:
+            args = (args[0], args[1].unsqueeze(0))
+        if name == "trace":
+            diagonal = torch.diagonal(args[0], kwargs.get("offset", 0), -2, -1)
+            return diagonal.sum(-1, dtype=self._dtype(kwargs.get("dtype")))
+        if name == "matrix_transpose":
+            return torch.transpose(args[0], -2, -1)
+        if name == "outer":
+            return torch.outer(*args)
+        if name == "tensordot":
+            return self._tensordot(*args, **kwargs)
+        out = getattr(torch.linalg, name)(*args, **kwargs)
+        return tuple(out) if isinstance(out, tuple) else out
+
     def _getitem(self, x: TorchTensor, key: Any) -> TorchTensor:
         return x[key]
 
@@ -494,7 +535,7 @@ class LtcAdapter(TorchLazyAdapter):
 
     name = "torch-lazy"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff", "conv"})
+                              "float64", "metadata", "autodiff", "conv", "linalg"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.lazy = importlib.import_module("torch._lazy")
@@ -549,7 +590,8 @@ class XlaAdapter(TorchLazyAdapter):
 
     name = "torch-xla"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff", "eager", "donation", "conv"})
+                              "float64", "metadata", "autodiff", "eager", "donation", "conv",
+                              "linalg"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.xla = importlib.import_module("torch_xla")
