@@ -83,6 +83,8 @@ def test_each_call_is_one_fallback_named_by_its_op_and_line(op, x):
     t = ml.asarray(x) + 0  # pending: the fallback's own barrier materialises it
     got, line = getattr(ml, op)(t), inspect.currentframe().f_lineno
     want = getattr(np, op)(x + 0)
+    if op == "unique_values":  # NumPy 2.4 may return them unsorted; the standard leaves it open
+        want = np.sort(want)
     for g, w in zip(got if isinstance(got, tuple) else [got],
                     want if isinstance(want, tuple) else [want]):
         np.testing.assert_array_equal(g.numpy(), w)
