@@ -10,6 +10,7 @@ skip, naming it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any
@@ -42,6 +43,21 @@ def _floats(adapter: OptionalAdapter, op: str) -> list[np.dtype[Any]]:
 def _pair(draw: Any, values: st.SearchStrategy[int], label: str) -> Any:
     """An int, or an (H, W) pair, of ``values``."""
     return draw(values | st.tuples(values, values), label=label)
+
+
+def _pool_case(draw: Any, extra: int) -> tuple[Any, Any, tuple[int, int], tuple[int, ...]]:
+    """A pooling drawn: (kernel 1-3, stride None or 1-3, padding up to half the kernel, sides).
+
+    Each side is at least one window long (padding included), up to ``extra`` more.
+    """
+    kernel = _pair(draw, st.integers(1, 3), "kernel_size")
+    kh, kw = windows.pair(kernel)
+    stride = draw(st.none() | st.integers(1, 3) | st.tuples(st.integers(1, 3),
+                                                             st.integers(1, 3)), label="stride")
+    padding = draw(st.tuples(st.integers(0, kh // 2), st.integers(0, kw // 2)), label="padding")
+    sides = tuple(draw(st.integers(max(1, k - 2 * p), k + extra)) for k, p in zip(
+        (kh, kw), padding, strict=True))
+    return kernel, stride, padding, sides
 
 
 def _conv_case(draw: Any, extra: int) -> tuple[int, int, int, tuple[int, int],
@@ -94,13 +110,7 @@ def test_pooling_matches_the_sliding_window_oracle(adapter: OptionalAdapter, poo
     fresh(adapter)
     draw = data.draw
     dtype = draw(st.sampled_from(_floats(adapter, pool)), label="dtype")
-    kernel = _pair(draw, st.integers(1, 3), "kernel_size")
-    kh, kw = windows.pair(kernel)
-    stride = draw(st.none() | st.integers(1, 3) | st.tuples(st.integers(1, 3),
-                                                             st.integers(1, 3)), label="stride")
-    padding = draw(st.tuples(st.integers(0, kh // 2), st.integers(0, kw // 2)), label="padding")
-    sides = tuple(draw(st.integers(max(1, k - 2 * p), k + 4)) for k, p in zip(
-        (kh, kw), padding, strict=True))
+    kernel, stride, padding, sides = _pool_case(draw, extra=4)
     x = draw(arrays(dtype, (draw(st.integers(1, 2)), draw(st.integers(1, 3)), *sides),
                     "bounded"), label="x")
     reference = getattr(windows, pool)
@@ -111,7 +121,8 @@ def test_pooling_matches_the_sliding_window_oracle(adapter: OptionalAdapter, poo
         assert_close(got, want, what=f"{pool}({kernel}, {stride}, {padding})")
         return
     mag = reference(np.abs(x), kernel, stride, padding)
-    assert_close(got, want, "reduction", windows.window_bound(want, mag, kh * kw + 1),
+    terms = math.prod(windows.pair(kernel)) + 1
+    assert_close(got, want, "reduction", windows.window_bound(want, mag, terms),
                  what=f"{pool}({kernel}, {stride}, {padding})")
 
 
@@ -197,13 +208,7 @@ def test_pooling_gradients_match_finite_differences(adapter: OptionalAdapter, po
     """
     _float64(adapter, pool)
     draw = data.draw
-    kernel = _pair(draw, st.integers(1, 3), "kernel_size")
-    kh, kw = windows.pair(kernel)
-    stride = draw(st.none() | st.integers(1, 3) | st.tuples(st.integers(1, 3),
-                                                             st.integers(1, 3)), label="stride")
-    padding = draw(st.tuples(st.integers(0, kh // 2), st.integers(0, kw // 2)), label="padding")
-    sides = tuple(draw(st.integers(max(1, k - 2 * p), k + 3)) for k, p in zip(
-        (kh, kw), padding, strict=True))
+    kernel, stride, padding, sides = _pool_case(draw, extra=3)
     shape = (draw(st.integers(1, 2)), draw(st.integers(1, 2)), *sides)
     rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1), label="seed"))
     size = int(np.prod(shape))
