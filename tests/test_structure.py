@@ -19,11 +19,11 @@ PACKAGE = pathlib.Path(ml.__file__).parent
 # Bottom to top, as in DESIGN.md; a module may import only modules of its own or a lower layer.
 LAYERS = [
     {"dtypes", "device", "cluster"}, {"metrics"}, {"attrs"}, {"ir"}, {"state"}, {"fallback"},
-    {"indexing", "linalg_rules", "loops", "infer", "windows"},
+    {"indexing", "linalg_rules", "fft_rules", "loops", "infer", "windows"},
     {"scalars", "host", "interop"},
     {"tracer", "creation", "elementwise", "reductions", "shaping", "sharding", "searching",
      "composites", "manipulation", "convolution", "nn", "optim", "random", "sorting",
-     "factorizations", "linalg"},
+     "factorizations", "linalg", "fft"},
     {"cut"}, {"donation", "diskcache"}, {"lowering"}, {"runtime"}, {"cache"}, {"barrier"},
     {"vjps"}, {"autodiff"}, {"pycode"}, {"printers"}, {"debug"},
     {"reference"}, {"datasets", "corpus", "info"},
@@ -141,7 +141,9 @@ CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "loops", "infer", "scal
 # 3,935 since complex dtypes (issue 15, +85): the ufunc table and its typing moved from infer.py
 # to loops.py, now counted (82 lines, with the standard's departures from NumPy's complex loops:
 # real/imag typing, orderings refused), two dtypes and their part types.
-CORE_BUDGET = 3935
+# 3,951 since the fft extension (issue 15, +16): one attribute family and one op, one entry per
+# table (its shape rule and evaluation are off the path, in fft_rules.py).
+CORE_BUDGET = 3951
 
 
 def test_the_core_path_fits_its_line_budget(capsys):

@@ -19,6 +19,7 @@ import os as _os
 
 from minilazy import barrier as _barrier
 from minilazy import debug as _debug
+from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
 from minilazy import metrics as _metrics
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
@@ -239,9 +240,10 @@ __all__ = [
     "bitwise_xor", "bool", "broadcast_arrays", "broadcast_to", "can_cast", "ceil", "clip",
     "complex64", "complex128", "concat", "conj", "copysign", "cos", "cosh", "count_nonzero",
     "cumulative_sum", "diff", "divide", "e", "empty", "empty_like", "equal", "exp", "expand_dims",
-    "expm1", "eye", "finfo", "flip", "float16", "float32", "float64", "floor", "floor_divide",
-    "from_dlpack", "full", "full_like", "greater", "greater_equal", "hypot", "iinfo", "imag", "inf",
-    "Info", "int16", "int32", "int64", "int8", "isdtype", "isfinite", "isinf", "isnan", "less",
+    "expm1", "eye", "fft", "finfo", "flip", "float16", "float32", "float64", "floor",
+    "floor_divide", "from_dlpack", "full", "full_like", "greater", "greater_equal", "hypot",
+    "iinfo", "imag", "inf", "Info", "int16", "int32", "int64", "int8", "isdtype", "isfinite",
+    "isinf", "isnan", "less",
     "less_equal", "linalg", "linspace", "log", "log10", "log1p", "log2", "logaddexp", "logical_and",
     "logical_not", "logical_or", "logical_xor", "matmul", "matrix_transpose", "max", "maximum",
     "mean", "meshgrid", "min", "minimum", "moveaxis", "multiply", "nan", "negative", "newaxis",

@@ -189,6 +189,20 @@ class Linalg(NamedTuple):
     full: bool  # qr's mode="complete", svd's full_matrices
 
 
+class Fft(NamedTuple):
+    """``FFT``: a ``fft_rules.Kind`` over ``axes``, of ``lengths``, scaled by a ``fft_rules.Norm``.
+
+    Example:
+        >>> Fft(0, (1,), (8,), 0).lengths
+        (8,)
+    """
+
+    kind: int
+    axes: tuple[int, ...]
+    lengths: tuple[int, ...]
+    norm: int
+
+
 # Index entries. Each carries its kind as a last, defaulted field: NamedTuples compare and hash
 # as plain tuples, so without it ``At(3)`` and ``Take(3)`` would be the same key.
 class At(NamedTuple):
@@ -294,7 +308,7 @@ class Index(NamedTuple):
 Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
 Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg)
+                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg | Fft)
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

@@ -32,6 +32,7 @@ from minilazy.attrs import (
     mismatch,
 )
 from minilazy.dtypes import DType, short_name
+from minilazy.fft_rules import fft_rule
 from minilazy.indexing import index_shape, setitem_shape
 from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 from minilazy.linalg_rules import linalg_rule, sort_rule
@@ -352,7 +353,7 @@ INFER: Final[Mapping[Op, Rule]] = {
     **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
     Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
     Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
-    Op.SORT: sort_rule, Op.ARGSORT: sort_rule, Op.LINALG: linalg_rule,
+    Op.SORT: sort_rule, Op.ARGSORT: sort_rule, Op.LINALG: linalg_rule, Op.FFT: fft_rule,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,

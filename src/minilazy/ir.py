@@ -22,6 +22,7 @@ from minilazy.attrs import (
     Constant,
     Contract,
     Conv,
+    Fft,
     Index,
     Iota,
     Linalg,
@@ -134,6 +135,7 @@ class Op(enum.Enum):
     TENSORDOT = "tensordot"
     CONV = "conv"  # N-d, grouped, dilated; its VJPs are convolutions again
     LINALG = "linalg"  # cholesky, eigh, qr, svd, solve, inv, det...: attrs.Linalg picks one
+    FFT = "fft"  # discrete Fourier transforms over some axes: attrs.Fft (a linear map)
     # shape and indexing
     RESHAPE = "reshape"
     TRANSPOSE = "permute_dims"
@@ -180,7 +182,7 @@ FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
     Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,), Op.SORT: (Sort,),
-    Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,),
+    Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,), Op.FFT: (Fft,),
     Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).

@@ -3,10 +3,11 @@
 Part of the op-rules layer, beside ``windows.py``. :class:`Fn` is the closed set of functions
 behind ``Op.LINALG`` (one node per result of a factorization). :func:`sort_rule` and
 :func:`linalg_rule` are their shape and dtype rules (``infer.INFER``). :func:`evaluate` computes
-``SORT``, ``ARGSORT`` and ``LINALG`` with an array namespace it is given: ``jax.numpy`` in the
-lowering, NumPy in the reference interpreter. The two namespaces share these functions'
-signatures (``linalg.qr(mode=)``, ``linalg.svd(full_matrices=)``, ``sort(stable=)``), so
-one table serves both and the two interpretations agree by construction. Never imports jax.
+``SORT``, ``ARGSORT`` and ``LINALG`` (and ``FFT``, by ``fft_rules``) with an array namespace it
+is given: ``jax.numpy`` in the lowering, NumPy in the reference interpreter. The two namespaces
+share these functions' signatures (``linalg.qr(mode=)``, ``linalg.svd(full_matrices=)``,
+``sort(stable=)``, ``fft.rfftn(s=, axes=, norm=)``), so one table serves both and the two
+interpretations agree by construction. Never imports jax.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from typing import Any, Final
 
 import numpy as np
 
-from minilazy import dtypes
-from minilazy.attrs import Attrs, Linalg, Sort, mismatch
+from minilazy import dtypes, fft_rules
+from minilazy.attrs import Attrs, Fft, Linalg, Sort, mismatch
 from minilazy.dtypes import DType, short_name
 from minilazy.ir import Node, Op, Shape, ShapeError
 
@@ -161,7 +162,7 @@ EVALUATE: Final[Mapping[Fn, Callable[[Any, Sequence[Any], bool], Any]]] = {
 
 
 def evaluate(xp: Any, xs: Sequence[Any], n: Node) -> Any:
-    """The value of a ``SORT``, ``ARGSORT`` or ``LINALG`` node computed with namespace ``xp``.
+    """The value of a ``SORT``, ``ARGSORT``, ``LINALG`` or ``FFT`` node computed with ``xp``.
 
     Example:
         >>> from minilazy.ir import data_leaf
@@ -175,4 +176,6 @@ def evaluate(xp: Any, xs: Sequence[Any], n: Node) -> Any:
             return _sort(xp, xs[0], n.attrs, n.op is Op.ARGSORT)
         case Linalg(fn, full):
             return EVALUATE[Fn(fn)](xp, xs, full)
+        case Fft():
+            return fft_rules.evaluate(xp, xs[0], n.attrs)
     raise mismatch(n.op, n.attrs)

@@ -333,7 +333,7 @@ def _conv(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _namespaced(xs: Sequence[Array], n: Node) -> Array:
-    return _cast(evaluate(jnp, xs, n), n.dtype)  # sorts, linalg: one table for jnp and np
+    return _cast(evaluate(jnp, xs, n), n.dtype)  # sorts, linalg, fft: one table for jnp and np
 
 
 def _getitem(xs: Sequence[Array], n: Node) -> Array:
@@ -389,6 +389,7 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
     Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
     Op.CUMSUM: _cumsum, Op.SORT: _namespaced, Op.ARGSORT: _namespaced, Op.LINALG: _namespaced,
+    Op.FFT: _namespaced,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,

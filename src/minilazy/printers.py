@@ -20,6 +20,7 @@ from minilazy.attrs import (
     Constant,
     Contract,
     Conv,
+    Fft,
     Index,
     Iota,
     Linalg,
@@ -33,6 +34,7 @@ from minilazy.attrs import (
 )
 from minilazy.cut import Cut, cut, roots_of
 from minilazy.dtypes import DTYPES
+from minilazy.fft_rules import Kind, Norm
 from minilazy.indexing import index_text
 from minilazy.infer import describe
 from minilazy.ir import Op
@@ -77,6 +79,9 @@ def attrs_text(attrs: Attrs) -> str:
             return f"axis={axis}" + (" descending" if descending else "")
         case Linalg(fn, full):
             return f"fn={Fn(fn).name.lower()}" + (" full" if full else "")
+        case Fft(kind, axes, lengths, norm):
+            return (f"kind={Kind(kind).name.lower()} axes={list(axes)} lengths={list(lengths)}"
+                    f" norm={Norm(norm).name.lower()}")
         case Sharding(mesh, _):
             grid = ",".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.shape))
             return f"spec={attrs.spec} mesh=[{grid}]"

@@ -23,6 +23,7 @@ from minilazy.attrs import (
     Constant,
     Contract,
     Conv,
+    Fft,
     Index,
     Linalg,
     Permute,
@@ -34,6 +35,7 @@ from minilazy.attrs import (
 )
 from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
+from minilazy.fft_rules import Norm, name
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.linalg_rules import Fn
@@ -149,6 +151,14 @@ def _linalg(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return _replayed(name, n, args)  # one result of eigh, qr, svd, slogdet; solve (1-D case)
 
 
+def _fft(var: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Fft(kind, axes, lengths, norm):
+            return [f"{var} = ml.fft.{name(kind)}({args[0]}, s={lengths!r}, axes={axes!r}, "
+                    f"norm={Norm(norm).name.lower()!r})"]
+    raise mismatch(n.op, n.attrs)
+
+
 def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Index():
@@ -235,7 +245,7 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.WHERE: _call("where"),
     **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
                               Op.ALL)},
-    Op.CUMSUM: _cumsum, Op.SORT: _sort, Op.ARGSORT: _sort, Op.LINALG: _linalg,
+    Op.CUMSUM: _cumsum, Op.SORT: _sort, Op.ARGSORT: _sort, Op.LINALG: _linalg, Op.FFT: _fft,
     Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
@@ -267,8 +277,15 @@ def source(c: Cut, default: Device) -> str:
     for i, (node, ins) in enumerate(zip(c.order, c.operands)):
         if node.op is Op.SCALAR:
             value = _literal(node.payload)
-            public = all(PYTHON[u.op] is not _replayed for u in c.order if node in u.operands)
-            names.append(value if public else f"scalar({value}, '{node.dtype}')")
+            # a literal where public functions take it (with a tensor beside it: two numbers
+            # are no call's operands); else one scalar tensor, named, as its users share it
+            public = all(PYTHON[u.op] is not _replayed and (len(u.operands) == 1 or any(
+                o.op is not Op.SCALAR for o in u.operands)) for u in c.order if node in u.operands)
+            if public:
+                names.append(value)
+                continue
+            lines.append(f"v{i} = scalar({value}, '{node.dtype}')")
+            names.append(f"v{i}")
             continue
         name = f"v{i}"
         names.append(name)

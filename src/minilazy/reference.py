@@ -225,7 +225,7 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.CUMSUM: _cumsum,
     # the same functions as the lowering's, called on NumPy (see linalg_rules.evaluate)
     **{op: lambda xs, n: np.asarray(namespaced(np, xs, n)).astype(n.dtype, copy=False)
-       for op in (Op.SORT, Op.ARGSORT, Op.LINALG)},
+       for op in (Op.SORT, Op.ARGSORT, Op.LINALG, Op.FFT)},
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,

@@ -28,6 +28,7 @@ from minilazy.attrs import (
 from minilazy.convolution import conv_vjp
 from minilazy.creation import eye, full, zeros_like
 from minilazy.elementwise import astype, where
+from minilazy.fft import fft_vjp
 from minilazy.infer import broadcast_shapes
 from minilazy.ir import Node, Op
 from minilazy.linalg_rules import Fn
@@ -361,5 +362,5 @@ VJP: Final[Mapping[Op, Rule]] = {
     Op.WHERE: _where, Op.CONVERT: _convert,
     Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme, Op.CUMSUM: _cumsum,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: conv_vjp, Op.SORT: _sort,
-    Op.LINALG: _linalg,
+    Op.LINALG: _linalg, Op.FFT: fft_vjp,
 }
