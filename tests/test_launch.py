@@ -62,9 +62,13 @@ def test_one_failing_child_stops_the_others_and_sets_the_exit_code(tmp_path):
     s = _script(tmp_path, """
         import os, sys, time
         pid = int(os.environ["MINILAZY_PROCESS_ID"])
-        if pid == 1:
+        marker = os.path.join(os.path.dirname(__file__), "pid0")
+        if pid == 1:  # fail once process 0 is surely running (a loaded machine starts it late)
+            while not os.path.exists(marker):
+                time.sleep(0.05)
             sys.exit(3)
-        open(os.path.join(os.path.dirname(__file__), "pid0"), "w").write(str(os.getpid()))
+        open(marker + ".tmp", "w").write(str(os.getpid()))
+        os.replace(marker + ".tmp", marker)  # whole, when process 1 sees it
         time.sleep(60)
         print("never")
     """)

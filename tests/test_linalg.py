@@ -45,7 +45,7 @@ def run(mode: str, thunk: Callable[[], Any]) -> Any:
 
 
 def tol(dtype: Any) -> float:
-    return 2e-4 if np.dtype(dtype) == np.float32 else 1e-10
+    return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-10
 
 
 def close(got: np.ndarray, expected: Any, dtype: Any = None, scale: float = 1.0) -> None:
@@ -343,9 +343,12 @@ def test_empty_and_degenerate_matrices():
 RNG = np.random.default_rng(7)
 
 
-def _spd(n: int, batch: tuple[int, ...] = ()) -> np.ndarray:
+def _spd(n: int, batch: tuple[int, ...] = (), complex_: bool = False) -> np.ndarray:
+    """A symmetric (Hermitian, if ``complex_``) positive-definite stack of matrices."""
     a = RNG.standard_normal((*batch, n, n))
-    return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
+    if complex_:
+        a = a + 1j * RNG.standard_normal(a.shape)
+    return a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
 
 
 CASES: dict[str, tuple[Callable[..., Any], Callable[..., Any], int]] = {
@@ -354,13 +357,15 @@ CASES: dict[str, tuple[Callable[..., Any], Callable[..., Any], int]] = {
     "det": (ml.linalg.det, jnp.linalg.det, 1),
     "slogdet": (lambda a: ml.linalg.slogdet(a).logabsdet,
                 lambda a: jnp.linalg.slogdet(a)[1], 1),
+    # the sign: piecewise constant for real matrices, a phase e^{i arg det} for complex ones
+    "slogdet_sign": (lambda a: ml.linalg.slogdet(a).sign, lambda a: jnp.linalg.slogdet(a)[0], 1),
     "cholesky": (ml.linalg.cholesky, jnp.linalg.cholesky, 1),
     "cholesky_upper": (lambda a: ml.linalg.cholesky(a, upper=True),
                        lambda a: jnp.linalg.cholesky(a, upper=True), 1),
     "eigvalsh": (ml.linalg.eigvalsh, jnp.linalg.eigvalsh, 1),
-    # eigenvectors are unique up to sign: a loss of their squares does not see it
-    "eigh_vectors": (lambda a: ml.linalg.eigh(a).eigenvectors ** 2,
-                     lambda a: jnp.linalg.eigh(a)[1] ** 2, 1),
+    # eigenvectors are unique up to sign (phase): a loss of their moduli does not see it
+    "eigh_vectors": (lambda a: ml.abs(ml.linalg.eigh(a).eigenvectors) ** 2,
+                     lambda a: jnp.abs(jnp.linalg.eigh(a)[1]) ** 2, 1),
     "svdvals": (ml.linalg.svdvals, lambda a: jnp.linalg.svd(a, compute_uv=False), 1),
     "solve": (ml.linalg.solve, jnp.linalg.solve, 2),
     "matrix_norm_nuc": (lambda a: ml.linalg.matrix_norm(a, ord="nuc"),
@@ -377,17 +382,22 @@ SYMMETRIC = {"cholesky", "cholesky_upper", "eigvalsh", "eigh_vectors"}
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("batch", [(), (2,)])
-def test_linalg_vjp_matches_jax(name, batch):
+@pytest.mark.parametrize("complex_", [False, True], ids=["real", "complex"])
+def test_linalg_vjp_matches_jax(name, batch, complex_):
+    # complex matrices: the loss is the real part of a complex-weighted sum, and the cotangent
+    # is JAX's (the conjugate of the gradient) for holomorphic and non-holomorphic rules alike
     mine, theirs, arity = CASES[name]
     n = 3
-    args = [_spd(n, batch) for _ in range(arity)]
+    args = [_spd(n, batch, complex_) for _ in range(arity)]
     if name not in SYMMETRIC:  # a general matrix where the function takes one
         args[0] = args[0] + 0.5 * RNG.standard_normal(args[0].shape)
     with jax.enable_x64(True):
         out_shape = jax.eval_shape(theirs, *args).shape
-        w = RNG.standard_normal(out_shape)
-        want = jax.grad(lambda *a: jnp.sum(theirs(*a) * w), argnums=tuple(range(arity)))(*args)
-    got = ml.grad(lambda *a: ml.sum(mine(*a) * w), argnums=tuple(range(arity)))(
+        w = RNG.standard_normal(out_shape) + (1j * RNG.standard_normal(out_shape) if complex_
+                                              else 0)
+        want = jax.grad(lambda *a: jnp.sum(jnp.real(theirs(*a) * w)),
+                        argnums=tuple(range(arity)))(*args)
+    got = ml.grad(lambda *a: ml.sum(ml.real(mine(*a) * w)), argnums=tuple(range(arity)))(
         *map(ml.asarray, args))
     for g, e in zip(got, want):
         np.testing.assert_allclose(g.numpy(), np.asarray(e), rtol=1e-8, atol=1e-10)
@@ -404,6 +414,54 @@ def test_factors_without_a_vjp_rule_refuse_gradients():
     # an integer path carries no cotangent at all (as in JAX): argsort's indices used as data
     g = ml.grad(lambda t: ml.sum(ml.astype(ml.argsort(t), ml.float64) * t))(a)
     np.testing.assert_array_equal(g.numpy(), np.argsort(a.numpy(), axis=-1))
+
+
+# -- complex matrices ------------------------------------------------------------------------
+@st.composite
+def complex_matrices(draw: st.DrawFn, hermitian: bool, square: bool = True) -> np.ndarray:
+    """complex64/complex128 stacks: Hermitian positive-definite, or diagonally dominant."""
+    dtype = draw(st.sampled_from([np.complex64, np.complex128]))
+    batch, n = draw(BATCHES), draw(SIZES)
+    m = n if square else draw(SIZES)
+    parts = [draw(hnp.arrays(np.float64, (*batch, m, n), elements=st.floats(-1, 1)))
+             for _ in range(2)]
+    a = parts[0] + 1j * parts[1]
+    if hermitian:
+        a = a @ np.conj(np.swapaxes(a, -1, -2)) + n * np.eye(n)
+    else:
+        a = a + 2 * n * np.eye(m, n)
+    return a.astype(dtype)
+
+
+@pytest.mark.parametrize("mode", MODES)
+@given(complex_matrices(hermitian=True), complex_matrices(hermitian=False))
+def test_complex_matrices_match_strict(mode, h, a):
+    ta, th, sa, sh = ml.asarray(a), ml.asarray(h), xp.asarray(a), xp.asarray(h)
+    got = run(mode, lambda: [ml.linalg.cholesky(th), ml.linalg.eigvalsh(th), ml.linalg.inv(ta),
+                             ml.linalg.det(ta), *ml.linalg.slogdet(ta),
+                             ml.linalg.solve(ta, ta[..., 0, :, None]), ml.linalg.svdvals(ta),
+                             ml.linalg.matrix_rank(ta), ml.linalg.trace(ta),
+                             ml.linalg.matrix_power(ta, -2), ml.linalg.pinv(ta),
+                             *[ml.linalg.matrix_norm(ta, ord=o) for o in MATRIX_ORDS]])
+    expected = [xp.linalg.cholesky(sh), xp.linalg.eigvalsh(sh), xp.linalg.inv(sa),
+                xp.linalg.det(sa), *xp.linalg.slogdet(sa), xp.linalg.solve(sa, sa[..., 0, :, None]),
+                xp.linalg.svdvals(sa), xp.linalg.matrix_rank(sa), xp.linalg.trace(sa),
+                xp.linalg.matrix_power(sa, -2), xp.linalg.pinv(sa),
+                *[xp.linalg.matrix_norm(sa, ord=o) for o in MATRIX_ORDS]]
+    for g, e in zip(got, expected):
+        close(g, e, scale=10)
+    # the factors that are unique only up to phases: by what defines them
+    w, v = run(mode, lambda: list(ml.linalg.eigh(th)))
+    np.testing.assert_allclose(h @ v, v * w[..., None, :].astype(v.dtype), atol=tol(h.dtype) * 50)
+    q, r = run(mode, lambda: list(ml.linalg.qr(ta)))
+    u, sv, vh = run(mode, lambda: list(ml.linalg.svd(ta, full_matrices=False)))
+    for rebuilt in (q @ r, (u * sv[..., None, :].astype(u.dtype)) @ vh):
+        np.testing.assert_allclose(rebuilt, a, atol=tol(a.dtype) * 50)
+    assert (v.dtype, w.dtype) == (h.dtype, h.real.dtype)
+    assert (q.dtype, u.dtype, sv.dtype) == (a.dtype, a.dtype, a.real.dtype)
+    u_upper = run(mode, lambda: ml.linalg.cholesky(th, upper=True))
+    np.testing.assert_allclose(np.conj(np.swapaxes(u_upper, -1, -2)) @ u_upper, h,
+                               rtol=tol(h.dtype) * 10, atol=tol(h.dtype) * 50)
 
 
 # -- the reference interpreter and the Python printer ---------------------------------------

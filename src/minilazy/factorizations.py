@@ -17,7 +17,7 @@ from typing import Literal, NamedTuple
 
 from minilazy import dtypes
 from minilazy.attrs import Linalg
-from minilazy.elementwise import astype
+from minilazy.elementwise import astype, conj
 from minilazy.infer import broadcast_shapes, describe
 from minilazy.ir import DeviceError, Op
 from minilazy.linalg_rules import LINALG_DTYPES, Fn
@@ -78,12 +78,11 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
-def floating(name: str, x: Tensor, least: int = 2, square: bool = False,
-             complex_ok: bool = False) -> Tensor:
-    """``x``, checked: floating (or complex, if ``complex_ok``), ``least``-D, square if asked."""
+def floating(name: str, x: Tensor, least: int = 2, square: bool = False) -> Tensor:
+    """``x``, checked: real or complex floating, ``least``-D, square if asked."""
     if not isinstance(x, Tensor):
         raise TypeError(f"linalg.{name}: expected a Tensor, got {type(x).__name__}")
-    if x.dtype not in (dtypes.INEXACT if complex_ok else dtypes.FLOATING):
+    if x.dtype not in dtypes.INEXACT:
         raise TypeError(f"linalg.{name}: needs a floating-point tensor, got {describe(x._node)}")
     if x.ndim < least:
         raise ValueError(f"linalg.{name}: needs at least {least} dimensions, got "
@@ -102,10 +101,10 @@ def _primitive(name: str, fn: Fn, *xs: Tensor, full: bool = False) -> Tensor:
 
 
 def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
-    """The Cholesky factor of symmetric positive-definite matrices: ``L`` with ``L @ L.mT == x``.
+    """The Cholesky factor of Hermitian positive-definite matrices: ``L`` with ``L @ Lᴴ == x``.
 
-    ``upper=True`` gives ``U = L.mT`` (``U.mT @ U == x``). Only the symmetric part of ``x`` is
-    read. Differentiable.
+    ``upper=True`` gives ``U = Lᴴ`` (``Uᴴ @ U == x``). Only the Hermitian part of ``x`` is
+    read. Differentiable for real ``x``.
 
     Example:
         >>> import minilazy as ml
@@ -113,7 +112,9 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
         [[2.0, 0.0], [1.0, 2.0]]
     """
     lower = _primitive("cholesky", Fn.CHOLESKY, floating("cholesky", x, square=True))
-    return matrix_transpose(lower) if upper else lower
+    if upper:  # U = Lᴴ
+        return matrix_transpose(conj(lower) if lower.dtype in dtypes.COMPLEX else lower)
+    return lower
 
 
 def det(x: Tensor, /) -> Tensor:
@@ -156,11 +157,11 @@ def inv(x: Tensor, /) -> Tensor:
 
 
 def eigh(x: Tensor, /) -> EighResult:
-    """Eigenvalues (ascending) and eigenvectors (columns) of symmetric matrices.
+    """Eigenvalues (real, ascending) and eigenvectors (columns) of Hermitian matrices.
 
-    Only the symmetric part of ``x`` is read. Each eigenvector's sign is the implementation's
-    (XLA's); ``x @ v == v * w`` holds whatever it is. Differentiable where the eigenvalues are
-    distinct.
+    Only the Hermitian (for real ``x``, symmetric) part of ``x`` is read. Each eigenvector's
+    sign (phase) is the implementation's (XLA's); ``x @ v == v * w`` holds whatever it is.
+    Differentiable for real ``x`` where the eigenvalues are distinct.
 
     Example:
         >>> import minilazy as ml
@@ -174,7 +175,7 @@ def eigh(x: Tensor, /) -> EighResult:
 
 
 def eigvalsh(x: Tensor, /) -> Tensor:
-    """The eigenvalues of symmetric matrices, ascending. Differentiable.
+    """The eigenvalues of Hermitian matrices, real and ascending. Differentiable for real ``x``.
 
     Example:
         >>> import minilazy as ml

@@ -1,4 +1,4 @@
-"""The Array API's ``linalg`` extension (2023.12), for real floating dtypes: ``ml.linalg``.
+"""The Array API's ``linalg`` extension (2023.12), for real and complex dtypes: ``ml.linalg``.
 
 Part of the tracer layer's public namespace. The factorizations, solves and determinants are
 recorded ops (:mod:`minilazy.factorizations`); the rest is composed from recorded ops: norms from
@@ -17,7 +17,7 @@ from minilazy import dtypes
 from minilazy.composites import vecdot
 from minilazy.creation import eye, zeros
 from minilazy.elementwise import abs as absolute
-from minilazy.elementwise import astype, sqrt, where
+from minilazy.elementwise import astype, conj, sqrt, where
 from minilazy.factorizations import (
     EighResult,
     QRResult,
@@ -131,6 +131,11 @@ def matrix_rank(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
     return reduce_sum(astype(s > tol, dtypes.int64), axis=-1)
 
 
+def _adjoint(x: Tensor) -> Tensor:
+    """The conjugate transpose (the transpose, for real matrices)."""
+    return matrix_transpose(conj(x) if x.dtype in dtypes.COMPLEX else x)
+
+
 def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix, from its reduced SVD.
 
@@ -149,7 +154,7 @@ def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
     cutoff = largest * (rtol[..., None] if isinstance(rtol, Tensor) else rtol)
     kept = s > cutoff
     s_inv = where(kept, 1.0 / where(kept, s, 1.0), 0.0)
-    return matrix_transpose(vh) @ (s_inv[..., None] * matrix_transpose(u))
+    return _adjoint(vh) @ (s_inv[..., None] * _adjoint(u))  # V S⁺ Uᴴ
 
 
 def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
@@ -167,7 +172,7 @@ def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
         >>> ml.linalg.vector_norm(ml.asarray([3.0, -4.0])).item()
         5.0
     """
-    x = floating("vector_norm", x, least=0, complex_ok=True)
+    x = floating("vector_norm", x, least=0)
     x = absolute(x) if x.dtype in dtypes.COMPLEX else x  # a complex norm is its moduli's norm
     axes = normalize_axes("linalg.vector_norm", axis, x.ndim)
     a = absolute(x)
@@ -201,7 +206,7 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
         >>> ml.linalg.matrix_norm(ml.asarray([[1.0, -2.0], [3.0, 4.0]]), ord=1).item()
         6.0
     """
-    x = floating("matrix_norm", x, complex_ok=True)
+    x = floating("matrix_norm", x)
     if x.dtype in dtypes.COMPLEX and ord not in ("nuc", 2, -2):  # those need a complex SVD
         x = absolute(x)  # the other norms are their moduli's norms
     if ord == "fro" or ord is None:

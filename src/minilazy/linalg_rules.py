@@ -50,7 +50,9 @@ class Fn(enum.IntEnum):
 
 
 # The dtypes the primitives compute in: NumPy's linalg has no float16 (nor has LAPACK).
-LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64})
+LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMPLEX
+# The results that are real whatever the input: eigenvalues, singular values, log |det|.
+REAL_RESULTS: Final = frozenset({Fn.EIGH_VALUES, Fn.SVD_S, Fn.SLOGDET_LOGABS})
 
 
 def _shown(x: Node) -> str:
@@ -109,8 +111,8 @@ def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTyp
             fn, x = Fn(code), xs[0]
             if any(o.dtype not in LINALG_DTYPES or o.dtype != x.dtype for o in xs):
                 shown = ", ".join(_shown(o) for o in xs)
-                raise TypeError(f"linalg.{fn.name.lower()}: needs float32 or float64 operands "
-                                f"of one dtype, got {shown}")
+                raise TypeError(f"linalg.{fn.name.lower()}: needs float32, float64, complex64 or "
+                                f"complex128 operands of one dtype, got {shown}")
             batch, m, n = _matrices(fn, x, fn not in (Fn.QR_Q, Fn.QR_R, Fn.SVD_U, Fn.SVD_S,
                                                       Fn.SVD_VT))
             k = min(m, n)
@@ -124,7 +126,9 @@ def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTyp
                 Fn.QR_R: (m if full else k, n), Fn.SVD_U: (m, m if full else k), Fn.SVD_S: (k,),
                 Fn.SVD_VT: (n if full else k, n), Fn.DET: (), Fn.SLOGDET_SIGN: (),
                 Fn.SLOGDET_LOGABS: ()}
-            return (*batch, *shapes.get(fn, (m, n))), x.dtype
+            real = fn in REAL_RESULTS
+            return (*batch, *shapes.get(fn, (m, n))), dtypes.PART.get(x.dtype, x.dtype) if real \
+                else x.dtype
     raise mismatch(op, attrs)
 
 

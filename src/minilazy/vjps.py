@@ -213,10 +213,19 @@ def _fn(fn: Fn, *xs: Tensor, full: bool = False) -> Tensor:
     return _op(Op.LINALG, *xs, attrs=Linalg(int(fn), full))
 
 
+def _c(x: Tensor) -> Tensor:
+    """The conjugate of a complex tensor; a real one itself."""
+    return _op(Op.CONJ, x) if x.dtype in dtypes.COMPLEX else x
+
+
+def _adjoint(x: Tensor) -> Tensor:
+    return _c(x).mT  # Xᴴ (Xᵀ for real X)
+
+
 def _symmetric(a: Tensor) -> Tensor:
-    # cholesky and eigh read only the symmetric part of A (jax.numpy symmetrizes its input), so
-    # A's cotangent is symmetric too: the one jax.grad gives.
-    return 0.5 * (a + a.mT)
+    # cholesky and eigh read only the Hermitian part of A (jax.numpy symmetrizes its input), so
+    # A's cotangent is Hermitian too: the one jax.grad gives.
+    return 0.5 * (a + _adjoint(a))
 
 
 def _eye(a: Tensor) -> Tensor:
@@ -224,16 +233,17 @@ def _eye(a: Tensor) -> Tensor:
 
 
 def _eigh(fn: Fn, g: Tensor, y: Tensor, a: Tensor) -> Tensor:
-    # A = V diag(w) Vᵀ: dw = diag(Vᵀ dA V), dV = V (F ∘ Vᵀ dA V) with F_ij = 1 / (w_j - w_i)
-    # off the diagonal, 0 on it; transposed, A's cotangent is V (...) Vᵀ (eigenvalues distinct).
+    # A = V diag(w) Vᴴ: dw = Re diag(Vᴴ dA V), dV = V (F ∘ Vᴴ dA V) with F_ij = 1 / (w_j - w_i)
+    # off the diagonal, 0 on it; transposed, A's cotangent is V (...) Vᴴ (eigenvalues distinct).
+    # g is conjugated and so is the result (for complex A: see _linalg).
     v = y if fn is Fn.EIGH_VECTORS else _fn(Fn.EIGH_VECTORS, a)
     if fn is Fn.EIGH_VALUES:
-        return _symmetric((v * g[..., None, :]) @ v.mT)
+        return _symmetric((v * g[..., None, :]) @ _adjoint(v))
     w = _fn(Fn.EIGH_VALUES, a)
-    on = _eye(a) == 1.0
+    on = _eye(w) == 1.0
     gaps = w[..., None, :] - w[..., :, None]
     f = where(on, 0.0, 1.0 / where(on, 1.0, gaps))
-    return _symmetric(v @ (f * (v.mT @ g)) @ v.mT)
+    return _symmetric(v @ (f * (_adjoint(v) @ g)) @ _adjoint(v))
 
 
 def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
@@ -250,17 +260,22 @@ def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
     if fn in (Fn.DET, Fn.SLOGDET_LOGABS):  # d det A = det A tr(A⁻¹ dA); log|det A|: without det
         scale = g * y if fn is Fn.DET else g
         return (scale[..., None, None] * _fn(Fn.INV, a).mT,)
-    if fn is Fn.SLOGDET_SIGN:
-        return (zeros_like(a),)  # piecewise constant
-    if fn is Fn.CHOLESKY:  # L = chol(A): A's cotangent is L⁻ᵀ Φ(Lᵀ Ḡ) L⁻¹ (Murray 2016), Φ
+    if fn is Fn.SLOGDET_SIGN:  # real: piecewise constant; complex: d sign = i Im tr(A⁻¹ dA) sign
+        if a.dtype not in dtypes.COMPLEX:
+            return (zeros_like(a),)
+        return ((_op(Op.IMAG, g * y) * 1j)[..., None, None] * _fn(Fn.INV, a).mT,)
+    # The rest are not holomorphic (they conjugate A). In JAX's convention, A's cotangent is the
+    # conjugate of the real rule's, written with conjugate transposes, given the conjugate of g.
+    g = _c(g)
+    if fn is Fn.CHOLESKY:  # L = chol(A): A's cotangent is L⁻ᴴ Φ(Lᴴ Ḡ) L⁻¹ (Murray 2016), Φ
         inv = _fn(Fn.INV, y)  # the lower triangle with its diagonal halved
-        inner = y.mT @ g
-        return (_symmetric(inv.mT @ (tril(inner) - 0.5 * _eye(a) * inner) @ inv),)
+        inner = _adjoint(y) @ g
+        return (_c(_symmetric(_adjoint(inv) @ (tril(inner) - 0.5 * _eye(a) * inner) @ inv)),)
     if fn in (Fn.EIGH_VALUES, Fn.EIGH_VECTORS):
-        return (_eigh(fn, g, y, a),)
-    if fn is Fn.SVD_S:  # A = U diag(s) Vᵀ: ds = diag(Uᵀ dA V)
+        return (_c(_eigh(fn, g, y, a)),)
+    if fn is Fn.SVD_S:  # A = U diag(s) Vᴴ: ds = Re diag(Uᴴ dA V)
         u, vt = _fn(Fn.SVD_U, a), _fn(Fn.SVD_VT, a)
-        return ((u * g[..., None, :]) @ vt,)
+        return (_c((u * g[..., None, :]) @ vt),)
     raise TypeError(f"grad: linalg.{fn.name.lower()} is not differentiable in minilazy (qr's "
                     "factors and svd's singular vectors have no VJP rule yet)")
 
