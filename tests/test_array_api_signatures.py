@@ -19,7 +19,8 @@ def _shared() -> list[tuple[str, Any, Any]]:
     xp.set_array_api_strict_flags(api_version="2023.12")
     try:
         found = []
-        for space, mine in ((xp, ml), (xp.linalg, getattr(ml, "linalg", None))):
+        for space, mine in ((xp, ml), (xp.linalg, getattr(ml, "linalg", None)),
+                            (xp.fft, getattr(ml, "fft", None))):
             for name in dir(space):
                 theirs, ours = getattr(space, name), getattr(mine, name, None)
                 if (name.startswith("_") or not inspect.isfunction(theirs) or ours is None
@@ -39,7 +40,7 @@ def _params(f: Any) -> list[tuple[str, inspect._ParameterKind]]:
 
 
 def test_the_shared_functions_are_many():
-    assert len(SHARED) > 120  # a guard: an empty list would pass the test below vacuously
+    assert len(SHARED) > 160  # a guard: an empty list would pass the test below vacuously
 
 
 @pytest.mark.parametrize(("name", "theirs", "ours"), SHARED, ids=[s[0] for s in SHARED])

@@ -15,7 +15,8 @@ its own: ``apply("getitem", x, key)`` is ``x[key]`` and ``apply("setitem", x, ke
 ``Ellipsis``, integer index arrays as the implementation's tensors, and lists of ints (index
 lists, known on the host); with capability ``dynamic``, also boolean masks as tensors.
 Convolution and pooling are methods of their own (capability ``conv``), in torch's layout;
-so are ``sort``, ``argsort`` and the ``linalg`` extension (capability ``linalg``).
+so are ``sort``, ``argsort`` and the ``linalg`` extension (capability ``linalg``), and the
+``fft`` extension (capability ``fft``).
 
 An adapter may implement only some ops: ``supports(op)`` (no capability needed; absent means
 every op of the registry) says which, and the suite skips tests of the others.
@@ -57,6 +58,7 @@ CAPABILITIES = frozenset({
     "no_fallback",  # no_fallback(): a context in which host fallbacks raise RuntimeError
     "conv",       # conv2d, max_pool2d, avg_pool2d: convolution and pooling in torch's layout
     "linalg",     # sort, argsort, linalg(name, ...): the Array API's sorts and linalg extension
+    "fft",        # fft(name, ...): the Array API's fft extension, on real and complex tensors
 })
 
 # The variable that names an implementation when ``--lazy-impl`` does not.
@@ -346,6 +348,13 @@ class OptionalAdapter(Adapter, Protocol):
 
         Tensors where the standard takes arrays; a function of several results (``eigh``,
         ``qr``, ``svd``, ``slogdet``) returns them as a tuple, in the standard's order.
+        """
+
+    def fft(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """The Array API's ``fft.<name>(*args, **kwargs)`` (capability ``fft``).
+
+        Tensors where the standard takes arrays (complex ones too: ``from_numpy`` of complex64
+        and complex128 arrays), and ``numpy.dtype`` objects for ``fftfreq``'s ``dtype``.
         """
 
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:

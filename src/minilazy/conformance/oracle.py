@@ -145,6 +145,7 @@ def assert_close(actual: Any, expected: Any, tolerance: str = "exact",
     Floats: NaN where NaN, the same infinities, and finite values within the class's ulp
     distance, or one smallest-normal near zero (flushed subnormals, LZ-NUM-004), or ``bound``
     (an array broadcasting to the result: the ``reduction`` class's magnitude-aware slack).
+    Complex values: each part so.
 
     Example:
         >>> assert_close(np.float32([1.0, np.nan]), np.float32([1.0, np.nan]))
@@ -159,6 +160,10 @@ def assert_close(actual: Any, expected: Any, tolerance: str = "exact",
         tolerance = "ulp"  # the expected value went through a declared dtype deviation
     assert a.shape == e.shape, f"{prefix}shape {a.shape} != {e.shape}"
     assert a.dtype == e.dtype, f"{prefix}dtype {a.dtype} != {e.dtype}"
+    if e.dtype.kind == "c":  # each part, as a float of the parts' dtype
+        for part in ("real", "imag"):
+            assert_close(getattr(a, part), getattr(e, part), tolerance, bound, f"{what} {part}")
+        return
     if e.dtype.kind != "f":
         if not np.array_equal(a, e):
             raise AssertionError(f"{prefix}values differ:\n got {a!r}\nwant {e!r}")

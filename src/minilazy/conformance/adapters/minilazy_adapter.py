@@ -39,7 +39,7 @@ class MinilazyAdapter:
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
                 "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
-                "no_fallback", "conv", "linalg"}
+                "no_fallback", "conv", "linalg", "fft"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
@@ -93,6 +93,9 @@ class MinilazyAdapter:
     def linalg(self, name: str, *args: Any, **kwargs: Any) -> Any:
         out = getattr(ml.linalg, name)(*args, **kwargs)
         return tuple(out) if isinstance(out, tuple) else out
+
+    def fft(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        return getattr(ml.fft, name)(*args, **kwargs)
 
     def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
         result: ml.Tensor = INPLACE[op](x, other)
