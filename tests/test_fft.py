@@ -145,7 +145,7 @@ def test_errors_at_the_call_name_dtypes_shapes_and_options():
         (TypeError, "expected a Tensor, got ndarray", lambda: ml.fft.fft(np.ones(3))),
         (ValueError, "norm must be", lambda: ml.fft.fft(c, norm="none")),
         (np.exceptions.AxisError, "axis 2 is out of bounds", lambda: ml.fft.fft(c, axis=2)),
-        (ValueError, "repeated axes", lambda: ml.fft.fftn(c, axes=(0, -2))),
+        (ValueError, "duplicate value in axis", lambda: ml.fft.fftn(c, axes=(0, -2))),
         (ValueError, "differ in length", lambda: ml.fft.fftn(c, s=(2,), axes=(0, 1))),
         (ValueError, r"invalid transform lengths \(0,\)", lambda: ml.fft.fft(c, n=0)),
         (ValueError, r"invalid transform lengths \(0,\)", lambda: ml.fft.irfft(c[:, :1])),
@@ -153,7 +153,7 @@ def test_errors_at_the_call_name_dtypes_shapes_and_options():
         (ValueError, "at least one axis", lambda: ml.fft.rfftn(r, axes=())),
         (ValueError, "n must be positive", lambda: ml.fft.fftfreq(0)),
         (ValueError, "real floating-point dtype", lambda: ml.fft.rfftfreq(4, dtype=ml.int32)),
-        (np.exceptions.AxisError, "axis 3", lambda: ml.fft.fftshift(r, axes=3)),
+        (np.exceptions.AxisError, "axis 3 is out of bounds", lambda: ml.fft.fftshift(r, axes=3)),
     ]
     for error, message, call in bad:
         with pytest.raises(error, match=message):

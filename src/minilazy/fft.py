@@ -19,8 +19,6 @@ import operator
 from collections.abc import Sequence
 from typing import Literal
 
-import numpy as np
-
 from minilazy import dtypes
 from minilazy.attrs import Fft
 from minilazy.creation import arange, zeros
@@ -28,7 +26,7 @@ from minilazy.device import Device
 from minilazy.dtypes import DTypeLike
 from minilazy.elementwise import astype, conj
 from minilazy.fft_rules import COMPLEX_OF, Kind, Norm
-from minilazy.infer import describe
+from minilazy.infer import describe, normalize_axes
 from minilazy.ir import Node, Op
 from minilazy.manipulation import roll
 from minilazy.shaping import concat, reshape
@@ -67,14 +65,9 @@ def _plan(name: str, x: Tensor, s: Sequence[int] | None, axes: Sequence[int] | N
     ndim = x.ndim
     if axes is None:  # all axes, or the last len(s), as NumPy does
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
-    resolved = []
-    for a in map(operator.index, axes):
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(f"fft.{name}: axis {a} is out of bounds for "
-                                          f"{describe(x._node)}")
-        resolved.append(a % ndim)
-    if len(set(resolved)) != len(resolved):
-        raise ValueError(f"fft.{name}: repeated axes {tuple(axes)}")
+    axes = tuple(axes)
+    normalize_axes(f"fft.{name}", axes, ndim)  # AxisError, or ValueError for a repeated one
+    resolved = tuple(a % ndim for a in axes)  # in the given order: rfftn's last is the real one
     sizes = [x.shape[a] for a in resolved]
     if inverse_real and sizes:  # the last axis holds n//2 + 1 frequencies of n real values
         sizes[-1] = 2 * (sizes[-1] - 1)
@@ -281,15 +274,7 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
 def _shift(name: str, x: Tensor, axes: int | Sequence[int] | None, sign: int) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"fft.{name}: expected a Tensor, got {type(x).__name__}")
-    if axes is None:
-        axes = tuple(range(x.ndim))
-    elif not isinstance(axes, Sequence):
-        axes = (axes,)
-    resolved = tuple(operator.index(a) for a in axes)
-    for a in resolved:
-        if not -x.ndim <= a < x.ndim:
-            raise np.exceptions.AxisError(f"fft.{name}: axis {a} is out of bounds for "
-                                          f"{describe(x._node)}")
+    resolved = normalize_axes(f"fft.{name}", axes, x.ndim)
     if not resolved:
         return x
     return roll(x, tuple(sign * (x.shape[a] // 2) for a in resolved), axis=resolved)
