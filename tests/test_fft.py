@@ -191,7 +191,6 @@ GRAD_CASES = [
 
 @pytest.mark.parametrize(("name", "kw"), GRAD_CASES)
 def test_vjp_matches_jax(name, kw):
-    jax.config.update("jax_enable_x64", True)
     rng = np.random.default_rng(1)
     x = rng.standard_normal((3, 6))
     if name not in REAL_IN:
@@ -203,21 +202,22 @@ def test_vjp_matches_jax(name, kw):
         weights = asarray(w[: y.shape[0], : y.shape[1]])
         return namespace.sum(namespace.real(y * weights))
 
-    expected = jax.grad(lambda v: loss(getattr(jnp.fft, name), v, jnp, jnp.asarray))(x)
+    with jax.enable_x64(True):  # scoped: other tests compare with JAX's 32-bit defaults
+        expected = jax.grad(lambda v: loss(getattr(jnp.fft, name), v, jnp, jnp.asarray))(x)
     got = ml.grad(lambda v: loss(getattr(ml.fft, name), v, ml, ml.asarray))(ml.asarray(x))
     close(got.numpy(), np.asarray(expected))
 
 
 def test_second_derivative_through_the_transpose():
     # d/dx of sum(|irfft(rfft(x) * k)|^2): the VJP of a VJP of both real kinds, against JAX
-    jax.config.update("jax_enable_x64", True)
     x = np.random.default_rng(2).standard_normal(6)
     k = np.linspace(0.5, 1.5, 4)
 
     def f(v: Any, m: Any) -> Any:
         return m.sum(m.fft.irfft(m.fft.rfft(v) * (k if m is jnp else ml.asarray(k)), n=6) ** 3)
 
-    expected = jax.grad(lambda v: jnp.sum(jax.grad(lambda u: f(u, jnp))(v) ** 2))(x)
+    with jax.enable_x64(True):
+        expected = jax.grad(lambda v: jnp.sum(jax.grad(lambda u: f(u, jnp))(v) ** 2))(x)
     got = ml.grad(lambda v: ml.sum(ml.grad(lambda u: f(u, ml))(v) ** 2))(ml.asarray(x))
     close(got.numpy(), np.asarray(expected))
 
