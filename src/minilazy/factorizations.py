@@ -104,7 +104,7 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of Hermitian positive-definite matrices: ``L`` with ``L @ Lᴴ == x``.
 
     ``upper=True`` gives ``U = Lᴴ`` (``Uᴴ @ U == x``). Only the Hermitian part of ``x`` is
-    read. Differentiable for real ``x``.
+    read. Differentiable (for complex ``x``, in JAX's convention).
 
     Example:
         >>> import minilazy as ml
@@ -131,8 +131,8 @@ def det(x: Tensor, /) -> Tensor:
 def slogdet(x: Tensor, /) -> SlogdetResult:
     """The sign of each determinant and the natural log of its absolute value.
 
-    A singular matrix gives sign 0 and ``-inf``. Differentiable (``logabsdet``; the sign is
-    piecewise constant).
+    A singular matrix gives sign 0 and ``-inf``; a complex one's sign is ``det / |det|``.
+    Differentiable (a real matrix's sign is piecewise constant).
 
     Example:
         >>> import minilazy as ml
@@ -161,7 +161,7 @@ def eigh(x: Tensor, /) -> EighResult:
 
     Only the Hermitian (for real ``x``, symmetric) part of ``x`` is read. Each eigenvector's
     sign (phase) is the implementation's (XLA's); ``x @ v == v * w`` holds whatever it is.
-    Differentiable for real ``x`` where the eigenvalues are distinct.
+    Differentiable where the eigenvalues are distinct.
 
     Example:
         >>> import minilazy as ml
@@ -175,7 +175,7 @@ def eigh(x: Tensor, /) -> EighResult:
 
 
 def eigvalsh(x: Tensor, /) -> Tensor:
-    """The eigenvalues of Hermitian matrices, real and ascending. Differentiable for real ``x``.
+    """The eigenvalues of Hermitian matrices, real and ascending. Differentiable.
 
     Example:
         >>> import minilazy as ml

@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from minilazy import attrs, dtypes
+from minilazy import attrs, dtypes, fft_rules
 from minilazy.attrs import (
     NONE,
     Attrs,
@@ -35,7 +35,7 @@ from minilazy.attrs import (
 )
 from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
-from minilazy.fft_rules import Norm, name
+from minilazy.fft_rules import Norm
 from minilazy.indexing import index_text
 from minilazy.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.linalg_rules import Fn
@@ -151,11 +151,11 @@ def _linalg(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return _replayed(name, n, args)  # one result of eigh, qr, svd, slogdet; solve (1-D case)
 
 
-def _fft(var: str, n: Node, args: Sequence[str]) -> list[str]:
+def _fft(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Fft(kind, axes, lengths, norm):
-            return [f"{var} = ml.fft.{name(kind)}({args[0]}, s={lengths!r}, axes={axes!r}, "
-                    f"norm={Norm(norm).name.lower()!r})"]
+            return [f"{name} = ml.fft.{fft_rules.name(kind)}({args[0]}, s={lengths!r}, "
+                    f"axes={axes!r}, norm={Norm(norm).name.lower()!r})"]
     raise mismatch(n.op, n.attrs)
 
 
