@@ -87,6 +87,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("negative-axes-off-by-one", "lowering", "LZ-NUM-010", "LZ-NUM-012"),
     _engine("floor-divide-truncates", "lowering", "LZ-NUM-001", focus="floor_divide"),
     _engine("promotes-int8-uint8-to-int8", "lowering", "LZ-NUM-002"),
+    _engine("hfft-scaled-as-irfft", "namespace", "LZ-NUM-019", focus="hfft"),
     _engine("vjp-matmul-untransposed", "autodiff", "LZ-AD-001", "LZ-AD-002"),
     _engine("vjp-broadcast-not-summed", "autodiff", "LZ-AD-002"),
     _engine("vjp-conv-unflipped", "autodiff", "LZ-AD-001", focus="conv2d"),

@@ -25,6 +25,8 @@ from minilazy import (
     convolution,
     donation,
     fallback,
+    fft,
+    fft_rules,
     infer,
     lowering,
     printers,
@@ -279,6 +281,15 @@ def floor_divide_truncates() -> MinilazyAdapter:
         return jnp.floor_divide(a, b)
 
     _set_table(lowering.LOWER, Op.FLOOR_DIV, lowering._elementwise(truncating))
+    return cpu()
+
+
+def hfft_scaled_as_irfft() -> MinilazyAdapter:
+    """``hfft``/``ihfft`` keep ``norm``'s direction instead of swapping it (NumPy's definition).
+
+    ``hfft`` of a default call is then ``n`` times too small, ``ihfft``'s ``n`` times too large.
+    """
+    fft._SWAPPED.update({n: n for n in fft_rules.Norm})
     return cpu()
 
 
