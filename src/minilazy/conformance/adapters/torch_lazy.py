@@ -102,6 +102,7 @@ SUPPORTED = frozenset({*OPERATORS, *TENSOR_ONLY, *UNARY, *REDUCE_DIMS, "var", "s
 
 # The linalg extension's keywords torch spells differently (``torch.linalg``'s ``dim``, ...).
 LINALG_KEYWORDS = {"axis": "dim", "keepdims": "keepdim"}
+FFT_KEYWORDS = {"axis": "dim", "axes": "dim"}
 
 
 def _axes(ndim: int, axis: AxisArg) -> tuple[int, ...]:
@@ -435,6 +436,16 @@ class TorchLazyAdapter:
         out = getattr(torch.linalg, name)(*args, **kwargs)
         return tuple(out) if isinstance(out, tuple) else out
 
+    def fft(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        """``torch.fft.<name>``, ``axis``/``axes`` spelled ``dim`` (``FFT_KEYWORDS``).
+
+        ``fftfreq`` and ``rfftfreq`` get torch's dtype and this adapter's device.
+        """
+        kwargs = {FFT_KEYWORDS.get(k, k): v for k, v in kwargs.items()}
+        if name in ("fftfreq", "rfftfreq"):
+            kwargs.update(dtype=self._dtype(kwargs.get("dtype")), device=self.device)
+        return getattr(self.torch.fft, name)(*args, **kwargs)
+
     def _getitem(self, x: TorchTensor, key: Any) -> TorchTensor:
         return x[key]
 
@@ -535,7 +546,7 @@ class LtcAdapter(TorchLazyAdapter):
 
     name = "torch-lazy"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff", "conv", "linalg"})
+                              "float64", "metadata", "autodiff", "conv", "linalg", "fft"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.lazy = importlib.import_module("torch._lazy")
@@ -591,7 +602,7 @@ class XlaAdapter(TorchLazyAdapter):
     name = "torch-xla"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
                               "float64", "metadata", "autodiff", "eager", "donation", "conv",
-                              "linalg"})
+                              "linalg", "fft"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.xla = importlib.import_module("torch_xla")
