@@ -117,6 +117,31 @@ def test_array_api_compat_sees_minilazy():
     np.testing.assert_allclose(out.numpy()[0], z / z.sum(), rtol=1e-12)
 
 
+def test_scikit_learn_fits_on_minilazy_through_array_api_dispatch(monkeypatch):
+    # A real array-API consumer, unchanged: scikit-learn's PCA (an SVD, or the eigh of the
+    # covariance) and linear discriminant analysis record on minilazy and match NumPy.
+    sklearn = pytest.importorskip("sklearn")
+    from sklearn.decomposition import PCA
+    from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+
+    monkeypatch.setenv("SCIPY_ARRAY_API", "1")  # scikit-learn's dispatch asks for it
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((40, 5)) * np.array([3.0, 2.0, 1.0, 0.5, 0.1])
+    y = (x[:, 0] + x[:, 1] > 0).astype(np.int64)
+    with sklearn.config_context(array_api_dispatch=True):
+        projected = [PCA(n_components=2, svd_solver=s).fit_transform(ml.asarray(x))
+                     for s in ("full", "covariance_eigh")]
+        predicted = LinearDiscriminantAnalysis().fit(ml.asarray(x), ml.asarray(y)).predict(
+            ml.asarray(x))
+    assert all(isinstance(t, ml.Tensor) for t in (*projected, predicted))
+    assert predicted.is_pending  # the prediction was recorded, not run
+    expected = PCA(n_components=2, svd_solver="full").fit_transform(x)
+    for got in projected:  # each component's sign is the SVD's or eigh's choice
+        np.testing.assert_allclose(np.abs(got.numpy()), np.abs(expected), atol=1e-10)
+    np.testing.assert_array_equal(predicted.numpy(),
+                                  LinearDiscriminantAnalysis().fit(x, y).predict(x))
+
+
 def test_dlpack_round_trip():
     t = ml.asarray(np.arange(6, dtype=np.float32).reshape(2, 3)) * 2
     assert t.__dlpack_device__() == (1, 0) and t.is_pending
