@@ -44,7 +44,7 @@ def _signal(draw: Any, adapter: OptionalAdapter, real: bool) -> Array:
     shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=6), label="shape")
     parts = [draw(hnp.arrays(np.float64, shape, elements=st.floats(-1, 1)), label="part")
              for _ in range(1 if real else 2)]
-    value = parts[0] if real else parts[0] + 1j * parts[1]
+    value: Array = parts[0] if real else parts[0] + 1j * parts[1]
     return value.astype(dtype)
 
 
@@ -140,7 +140,7 @@ def test_recording_transforms_executes_nothing(adapter: OptionalAdapter) -> None
               adapter.fft("irfft", adapter.fft("rfft", t), n=6),
               adapter.fft("fftshift", t, axes=None)]
     assert d.ran_nothing(), f"recording ran something: {d}"
-    wants = [np.fft.rfft(x), np.fft.fftn(np.fft.rfftn(x), axes=(0,)),
+    wants: list[Array] = [np.fft.rfft(x), np.fft.fftn(np.fft.rfftn(x), axes=(0,)),
              np.fft.irfft(np.fft.rfft(x), n=6), np.fft.fftshift(x)]
     for got, want in zip(ys, wants, strict=True):
         want = want.astype(np.complex64 if want.dtype.kind == "c" else np.float32)
