@@ -56,18 +56,23 @@ _LOCK: Final = threading.Lock()
 FORGET.append(TAPES.clear)  # ml.clear_cache() starts cold: rules run again (the oracle's mutants)
 
 
-def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
-    """The gradients of scalar ``out`` with respect to ``wrt``, recorded (lazy).
+def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> list[Tensor]:
+    """The gradients of scalar ``out`` with respect to the nodes ``wrt``, recorded (lazy).
 
     Replayed from a tape when a forward graph of the same structure was differentiated before;
-    else the VJP rules run, and what they recorded becomes the tape for the next time.
+    else the VJP rules run, and what they recorded becomes the tape for the next time. A
+    forward pass that ran a barrier (``mark_step``, an observation, an auto-cut, eager mode)
+    holds result leaves where it had ops: ``origins`` maps each such leaf to the node it stands
+    for, and the rules walk through it (taking values from the leaf), with no tape.
     """
     index = linearize([out._node])
     order = tuple(index)
+    if any(n in origins for n in order if n.op is Op.DATA):
+        return _run_rules(out, wrt, _through(out._node, origins), origins)
     policy = current_policy()
     structure = (tuple([n.digest for n in order]),
                  tuple([index[o] for n in order for o in n.operands]),
-                 tuple([index.get(t._node, -1) for t in wrt]), out.device.code,
+                 tuple([index.get(t, -1) for t in wrt]), out.device.code,
                  policy.special_scalars)  # (the one setting that changes what is recorded)
     key = hash(structure)
     with _LOCK:  # threads differentiate concurrently; an LRU's reorder is not atomic
@@ -77,7 +82,7 @@ def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
     if tape is not None and tape.structure == structure and not policy.eager:
         return _replay(tape, order, out.device)
     barriers = COUNTERS.barriers
-    grads = _run_rules(out, wrt, order)
+    grads = _run_rules(out, wrt, order, {})
     if not policy.eager and COUNTERS.barriers == barriers:  # no auto-cut rebound a node midway
         found = _tape(structure, index, [g._node for g in grads])
         if found is not None:
@@ -88,16 +93,42 @@ def _backward(out: Tensor, wrt: Sequence[Tensor]) -> list[Tensor]:
     return grads
 
 
-def _run_rules(out: Tensor, wrt: Sequence[Tensor], order: tuple[Node, ...]) -> list[Tensor]:
-    """The backward pass by the VJP rules, node by node from ``out`` back to ``wrt``."""
-    targets = {t._node: i for i, t in enumerate(wrt)}
+def _through(root: Node, origins: dict[Node, Node]) -> tuple[Node, ...]:
+    """The nodes below ``root`` in post-order, each barrier's result leaf replaced by its node."""
+    seen: set[Node] = set()
+    order: list[Node] = []
+    root = origins.get(root, root)
+    stack = [(root, iter(root.operands))]
+    while stack:  # iterative post-order, as cut.linearize
+        n, operands = stack[-1]
+        for o in operands:
+            o = origins.get(o, o)
+            if o not in seen:
+                seen.add(o)
+                stack.append((o, iter(o.operands)))
+                break
+        else:
+            stack.pop()
+            order.append(n)
+    return tuple(order)
+
+
+def _run_rules(out: Tensor, wrt: Sequence[Node], order: Sequence[Node],
+               origins: dict[Node, Node]) -> list[Tensor]:
+    """The backward pass by the VJP rules, node by node from ``out`` back to ``wrt``.
+
+    With ``origins`` (see ``_backward``), a node's cotangent flows to the node a result leaf
+    stands for, and a node already computed by a barrier gives its value from its leaf.
+    """
+    targets = {t: i for i, t in enumerate(wrt)}
+    values = {n: leaf for leaf, n in origins.items()}
     # Only nodes that depend on a target carry cotangents worth computing.
     reaches = set(targets)
     for node in order:
-        if any(o in reaches for o in node.operands):
+        if any(origins.get(o, o) in reaches for o in node.operands):
             reaches.add(node)
     device = out.device
-    cotangents: dict[Node, Tensor] = {out._node: full_like(out, 1)}
+    cotangents: dict[Node, Tensor] = {origins.get(out._node, out._node): full_like(out, 1)}
     grads: dict[int, Tensor] = {}
     for node in reversed(order):
         g = cotangents.pop(node, None)
@@ -106,15 +137,18 @@ def _run_rules(out: Tensor, wrt: Sequence[Tensor], order: tuple[Node, ...]) -> l
         if node in targets:
             grads[targets[node]] = g
             continue
-        operands = tuple(handle(o, device) for o in node.operands)
-        contributions = vjps.VJP[node.op](g, handle(node, device), operands, node)
+        operands = tuple(handle(values.get(o, o), device) for o in node.operands)
+        value = handle(values.get(node, node), device)
+        contributions = vjps.VJP[node.op](g, value, operands, node)
         for o, ct in zip(node.operands, contributions):
+            o = origins.get(o, o)
             if ct is None or o not in reaches or o.dtype not in dtypes.INEXACT:
                 continue
             ct = vjps.fit(ct, o.shape, o.dtype)
             cotangents[o] = cotangents[o] + ct if o in cotangents else ct
     # (no `grads.get(i) or ...`: truth-testing a tensor would be an observation barrier)
-    return [grads[i] if i in grads else zeros_like(t) for i, t in enumerate(wrt)]
+    return [grads[i] if i in grads else zeros_like(handle(t, device))
+            for i, t in enumerate(wrt)]
 
 
 def _tape(structure: tuple[object, ...], forward: dict[Node, int], results: list[Node]
@@ -215,24 +249,39 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
     def wrapped(*given: Any) -> tuple[Tensor, Any]:
-        args = list(given)
-        wrt: list[Tensor] = []
-        rebuilds = []
-        for i in nums:
-            if not -len(args) <= i < len(args):
-                raise ValueError(f"grad: argnums {i} is out of range for {len(args)} arguments")
-            leaves, rebuild = _flatten(args[i], f"argument {i}")
-            fresh = [_watch(t, f"argument {i}") for t in leaves]
-            args[i] = rebuild(fresh)
-            wrt += fresh
-            rebuilds.append((len(fresh), rebuild))
-        out = f(*args)
-        if not isinstance(out, Tensor) or out.shape != () or out.dtype not in dtypes.FLOATING:
-            shown = f"{out.dtype}{list(out.shape)}" if isinstance(out, Tensor) else type(out)
-            hint = " (differentiate real(), imag() or abs() of a complex result)" if isinstance(
-                out, Tensor) and out.dtype in dtypes.COMPLEX else ""
-            raise TypeError(f"grad: f must return a 0-d floating tensor, got {shown}{hint}")
-        grads = _backward(out, wrt)
+        with ENGINE.lock:  # from here to the backward pass, barriers note what they cut
+            ENGINE.grads += 1
+            if ENGINE.origins is None:
+                ENGINE.origins = {}
+            origins = ENGINE.origins
+        try:
+            args = list(given)
+            wrt: list[Node] = []
+            rebuilds = []
+            for i in nums:
+                if not -len(args) <= i < len(args):
+                    raise ValueError(f"grad: argnums {i} is out of range for {len(args)} "
+                                     "arguments")
+                leaves, rebuild = _flatten(args[i], f"argument {i}")
+                fresh = [_watch(t, f"argument {i}") for t in leaves]
+                args[i] = rebuild(fresh)
+                # The nodes, not the tensors: `x *= 2` in f rebinds the tensor, not the input.
+                wrt += [origins.get(t._node, t._node) for t in fresh]
+                rebuilds.append((len(fresh), rebuild))
+            out = f(*args)
+            if not isinstance(out, Tensor) or out.shape != () or out.dtype not in dtypes.FLOATING:
+                shown = f"{out.dtype}{list(out.shape)}" if isinstance(out, Tensor) else type(out)
+                hint = " (differentiate real(), imag() or abs() of a complex result)" if (
+                    isinstance(out, Tensor) and out.dtype in dtypes.COMPLEX) else ""
+                raise TypeError(f"grad: f must return a 0-d floating tensor, got {shown}{hint}")
+            with ENGINE.lock:  # a snapshot: other threads' barriers may add to it meanwhile
+                seen = dict(origins)
+            grads = _backward(out, wrt, seen)
+        finally:
+            with ENGINE.lock:
+                ENGINE.grads -= 1
+                if ENGINE.grads == 0:
+                    ENGINE.origins = None
         trees, k = [], 0
         for n, rebuild in rebuilds:
             trees.append(rebuild(grads[k:k + n]))

@@ -180,7 +180,8 @@ class Registry:
 class _Engine:
     """The shared scalars of the engine state (see the module docstring)."""
 
-    __slots__ = ("backend", "default", "pending", "sites", "lock", "failures", "forked")
+    __slots__ = ("backend", "default", "pending", "sites", "lock", "failures", "forked",
+                 "grads", "origins")
 
     def __init__(self) -> None:
         self.backend: Backend | None = None
@@ -192,6 +193,10 @@ class _Engine:
         self.lock = threading.RLock()
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
         self.forked = False  # this process is a fork() child of one that had started JAX
+        # While a function is differentiated (``grads`` > 0), each barrier notes which node a
+        # result leaf stands for, so the backward pass walks through barriers (see autodiff).
+        self.grads = 0
+        self.origins: dict[Node, Node] | None = None
 
 
 ENGINE: Final = _Engine()
