@@ -238,6 +238,11 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
     conjugate of the steepest-ascent direction), so ``grad(lambda z: abs(z)**2)`` is ``2 conj(z)``.
     Each VJP rule multiplies by the derivative, never its conjugate (JAX's convention).
 
+    ``f`` may run barriers (``mark_step``, observations, ``ml.eager()``, automatic cuts): the
+    gradient walks through the values they computed, as if they were pending. An in-place
+    update of an argument inside ``f`` (``x *= 2``) is differentiated through; gradients are
+    with respect to the arguments as passed.
+
     Example:
         >>> import minilazy as ml
         >>> f = lambda w: ml.sum(w * w)

@@ -3,8 +3,10 @@
 Part of the tracer layer's public namespace, with Array API 2023.12 names and result types. The
 result shape of ``nonzero`` and ``unique_*`` depends on the data, which a compiled program cannot
 have: each is a counted host fallback (``fallback.host_values``: a barrier on its input only,
-NumPy on the host, the results back as device data). Their results are leaves to autodiff: no
-gradient flows through them. ``searchsorted``'s shape is static, so it is recorded like any op.
+NumPy on the host, the results back as device data). The distinct values of a floating input
+are recorded as a ``take`` of the input at the first index of each, which NumPy found: so a
+gradient flows through them (to the first element holding each value, where several do), never
+silently stopping. ``searchsorted``'s shape is static, so it is recorded like any op.
 Never imports jax.
 """
 
@@ -20,7 +22,7 @@ from minilazy.elementwise import astype, isnan
 from minilazy.fallback import host_values
 from minilazy.host import host_data
 from minilazy.reductions import sum as reduce_sum
-from minilazy.shaping import take
+from minilazy.shaping import reshape, take
 from minilazy.tracer import Tensor, TensorLike
 
 
@@ -93,6 +95,24 @@ def nonzero(x: TensorLike, /) -> tuple[Tensor, ...]:
     return tuple(_on_device(np.nonzero(value), t))
 
 
+def _unique(op: str, x: TensorLike) -> tuple[Tensor, Tensor, np.ndarray[Any, Any],
+                                              np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+    """``x`` and its distinct values, sorted: each NaN distinct, as NumPy 2 says.
+
+    With NumPy's first indices, inverse indices and counts, in the values' order.
+    """
+    t = _tensor(x)
+    (value,) = host_values(op, [t])
+    r = np.unique_all(value)
+    order = np.argsort(r.values, kind="stable")  # NumPy 2.3 leaves complex values unsorted
+    indices = r.indices[order]
+    if t.dtype in dtypes.INEXACT:  # picked from x, so that gradients flow (module docstring)
+        values = take(reshape(t, (-1,)), _on_device([indices], t)[0])
+    else:
+        (values,) = _on_device([r.values[order]], t)
+    return t, values, indices, np.argsort(order)[r.inverse_indices], r.counts[order]
+
+
 def unique_values(x: TensorLike, /) -> Tensor:
     """The distinct values of ``x``, sorted, as a 1-D tensor (a host fallback).
 
@@ -103,10 +123,7 @@ def unique_values(x: TensorLike, /) -> Tensor:
         >>> ml.unique_values(ml.asarray([3.0, 1.0, 3.0, float("nan"), float("nan")])).tolist()
         [1.0, 3.0, nan, nan]
     """
-    t = _tensor(x)
-    (value,) = host_values("unique_values", [t])
-    # np.sort: NumPy 2.3's unique_values hashes complex numbers and leaves them unsorted
-    return _on_device([np.sort(np.unique_values(value))], t)[0]
+    return _unique("unique_values", x)[1]
 
 
 def unique_counts(x: TensorLike, /) -> UniqueCountsResult:
@@ -117,9 +134,8 @@ def unique_counts(x: TensorLike, /) -> UniqueCountsResult:
         >>> ml.unique_counts(ml.asarray([3, 1, 3])).counts.tolist()
         [1, 2]
     """
-    t = _tensor(x)
-    (value,) = host_values("unique_counts", [t])
-    return UniqueCountsResult(*_on_device(np.unique_counts(value), t))
+    t, values, _, _, counts = _unique("unique_counts", x)
+    return UniqueCountsResult(values, *_on_device([counts], t))
 
 
 def unique_inverse(x: TensorLike, /) -> UniqueInverseResult:
@@ -134,9 +150,8 @@ def unique_inverse(x: TensorLike, /) -> UniqueInverseResult:
         >>> r.values.tolist(), r.inverse_indices.tolist()
         ([1, 3], [[1, 0], [0, 0]])
     """
-    t = _tensor(x)
-    (value,) = host_values("unique_inverse", [t])
-    return UniqueInverseResult(*_on_device(np.unique_inverse(value), t))
+    t, values, _, inverse, _ = _unique("unique_inverse", x)
+    return UniqueInverseResult(values, *_on_device([inverse], t))
 
 
 def unique_all(x: TensorLike, /) -> UniqueAllResult:
@@ -148,9 +163,8 @@ def unique_all(x: TensorLike, /) -> UniqueAllResult:
         >>> r.values.tolist(), r.indices.tolist(), r.inverse_indices.tolist(), r.counts.tolist()
         ([1, 3], [1, 0], [1, 0, 1], [1, 2])
     """
-    t = _tensor(x)
-    (value,) = host_values("unique_all", [t])
-    return UniqueAllResult(*_on_device(np.unique_all(value), t))
+    t, values, indices, inverse, counts = _unique("unique_all", x)
+    return UniqueAllResult(values, *_on_device([indices, inverse, counts], t))
 
 
 def searchsorted(x1: TensorLike, x2: TensorLike, /, *, side: Literal["left", "right"] = "left",
