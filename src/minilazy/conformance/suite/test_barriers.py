@@ -14,7 +14,7 @@ import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close
-from minilazy.conformance.suite.util import counting, settle, typed
+from minilazy.conformance.suite.util import Raised, counting, leave_by_raising, settle, typed
 
 Array = np.ndarray[Any, Any]
 X = np.linspace(-2.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
@@ -270,6 +270,23 @@ def test_eager_mode_runs_op_by_op(adapter: OptionalAdapter) -> None:
     if d is not None:  # each op ran on its own: one execution each
         assert d.n("executions") >= 2, f"{d.executions} executions for two eager ops"
     assert adapter.to_numpy(z).tolist() == [4.0] * 3
+
+
+@pytest.mark.spec("LZ-BAR-013")
+@pytest.mark.requires("eager", "pending")
+@pytest.mark.ops("multiply")
+@pytest.mark.parametrize("nested", [False, True])
+def test_eager_mode_ends_with_its_block_also_by_an_exception(adapter: OptionalAdapter,
+                                                             nested: bool) -> None:
+    leave_by_raising(adapter.eager, nested)
+    y = adapter.apply("multiply", adapter.from_numpy(np.ones(3, np.float32)), 3.0)
+    assert adapter.is_pending(y), "eager mode outlived its block, left by an exception"
+    with adapter.eager():  # and a block left normally after an inner one raised
+        with pytest.raises(Raised), adapter.eager():
+            raise Raised
+        z = adapter.apply("multiply", y, 2.0)
+        assert not adapter.is_pending(z), "an inner block's exception ended the outer block"
+    assert adapter.to_numpy(z).tolist() == [6.0] * 3
 
 
 @pytest.mark.spec("LZ-BAR-010")

@@ -26,7 +26,7 @@ from minilazy.conformance.oracle import assert_close
 from minilazy.conformance.strategies import dtypes_for, elements, examples, shapes
 from minilazy.conformance.suite.test_errors import _impossible, raised
 from minilazy.conformance.suite.test_indexing import fits_into
-from minilazy.conformance.suite.util import counting, fresh
+from minilazy.conformance.suite.util import counting, fresh, leave_by_raising
 
 Array = np.ndarray[Any, Any]
 Item = tuple[Any, ...]
@@ -269,6 +269,17 @@ def test_ops_that_were_recorded_count_no_fallback(adapter: OptionalAdapter) -> N
     for op, t in (("searchsorted", found), ("x[mask] = 0.0", y)):
         if adapter.is_pending(t):  # recorded, not run: no fallback can have happened
             assert _fallbacks(adapter) == before, f"{op} was recorded, yet counted a fallback"
+
+
+@pytest.mark.spec("LZ-BAR-013")
+@pytest.mark.requires("dynamic", "no_fallback")
+@pytest.mark.ops("nonzero")
+def test_refusing_fallbacks_ends_with_its_block_also_by_an_exception(
+        adapter: OptionalAdapter) -> None:
+    for nested in (False, True):
+        leave_by_raising(adapter.no_fallback, nested)
+        (got,) = adapter.apply("nonzero", adapter.from_numpy(X.ravel() > 0))
+        np.testing.assert_array_equal(adapter.to_numpy(got), np.nonzero(X.ravel() > 0)[0])
 
 
 # -- LZ-DYN-004: refused fallbacks ---------------------------------------------------------------

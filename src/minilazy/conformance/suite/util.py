@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,6 +130,25 @@ def fresh(adapter: OptionalAdapter) -> None:
     """
     if "reset" in adapter.capabilities:
         adapter.reset()
+
+
+class Raised(Exception):
+    """The exception a test raises inside a block, to see how the block is left."""
+
+
+def leave_by_raising(block: Callable[[], AbstractContextManager[Any]], nested: bool) -> None:
+    """Enter ``block`` (twice, nested, if asked) and leave it by an exception from inside.
+
+    Example:
+        >>> from contextlib import nullcontext
+        >>> leave_by_raising(nullcontext, nested=True)
+    """
+    with pytest.raises(Raised):
+        with block():
+            if nested:
+                with pytest.raises(Raised), block():
+                    raise Raised
+            raise Raised
 
 
 def settle(adapter: OptionalAdapter) -> None:
