@@ -9,6 +9,7 @@ broadcast scalar, an iota), so they cost no transfer and fuse into what uses the
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,7 +42,7 @@ def _device(device: Device | None) -> Device:
 
 
 def _default_dtype(value: Scalar) -> DType:
-    # NumPy's: bool, int64 (uint64 for ints beyond int64), float64
+    # NumPy's: bool, int64 (uint64 for ints beyond int64), float64; a NumPy scalar's own
     if type(value) is int and not -(1 << 63) <= value < 1 << 64:
         raise OverflowError(f"Python int {value} does not fit in int64 or uint64")
     return dtypes.canonical(np.asarray(value).dtype)
@@ -210,7 +211,10 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
         start, stop = 0, start
     if step == 0:
         raise ValueError("arange: step must not be zero")
-    d = dtypes.canonical(np.result_type(start, stop, step) if dtype is None else dtype)
+    if dtype is None:  # NumPy's: the values' own dtypes, at least int64 or float64
+        d = dtypes.canonical(np.result_type(*map(_default_dtype, (start, stop, step)), np.int64))
+    else:
+        d = dtypes.canonical(dtype)
     n = max(0, math.ceil((stop - start) / step))
     if d == dtypes.bool_ and n > 2:
         raise TypeError("arange() is only supported for booleans when the result has at most "
@@ -219,7 +223,7 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
     dev = _device(device)
     i = _iota((n,), 0, work, dev)
     scaled = record(Op.MUL, (i._node, _wrapped(step, work)), NONE, dev)
-    out = record(Op.ADD, (scaled._node, _wrapped(start, work)), NONE, dev)
+    out = record(Op.ADD, (scaled._node, _param(start, work)), NONE, dev)  # NumPy's OverflowError
     return out if work == d else record(Op.CONVERT, (out._node,), Cast(dtypes.CODE[d]), dev)
 
 
@@ -245,9 +249,11 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
         >>> ml.eye(2, dtype=ml.int8).tolist()
         [[1, 0], [0, 1]]
     """
-    shape = (n_rows, n_rows if n_cols is None else n_cols)
+    shape = _shape((n_rows, n_rows if n_cols is None else n_cols))
+    # A diagonal beyond the matrix is no diagonal: clamped, any int k fits the int64 parameter
+    k = max(-shape[0], min(operator.index(k), shape[1]))
     dev = _device(device)
-    rows = _iota(_shape(shape), 0, dtypes.int64, dev)
+    rows = _iota(shape, 0, dtypes.int64, dev)
     cols = _iota(shape, 1, dtypes.int64, dev)
     shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), NONE, dev)
     diag = record(Op.EQ, (shifted._node, cols._node), NONE, dev)
@@ -268,6 +274,7 @@ def linspace(start: Number, stop: Number, /, num: int, *, dtype: DTypeLike | Non
         >>> ml.linspace(0, 2j, 3).tolist()
         [0j, 1j, 2j]
     """
+    num = operator.index(num)  # True is 1, 2.0 a TypeError: NumPy's
     if num < 0:
         raise ValueError(f"linspace: num must be >= 0, got {num}")
     d = None if dtype is None else dtypes.canonical(dtype)

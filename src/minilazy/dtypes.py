@@ -73,13 +73,15 @@ def canonical(dtype: DTypeLike) -> DType:
 
     Example:
         >>> from minilazy.dtypes import canonical
-        >>> canonical("float32")
-        dtype('float32')
+        >>> canonical("float32"), canonical(">i2")
+        (dtype('float32'), dtype('int16'))
     """
     try:
         d = np.dtype(dtype)
     except TypeError as e:
         raise TypeError(f"{dtype!r} is not a dtype") from e
+    if not d.isnative:  # ">f4" is float32 on a little-endian host: device data has no byte order
+        d = d.newbyteorder("=")
     if d not in CODE:
         names = ", ".join(str(x) for x in DTYPES)
         raise TypeError(f"dtype {d} is not supported by minilazy (supported: {names})")

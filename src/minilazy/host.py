@@ -2,7 +2,8 @@
 
 Part of the tracer layer, beside ``scalars.py`` (Python numbers). ``ml.asarray(x)`` and a host
 operand of an op (``t + np.ones(3)``) copy the data to the device once, as a ``DATA`` leaf, and
-raise NumPy's error where NumPy's conversion would. Never imports jax.
+raise NumPy's error where NumPy's conversion would. The copy is made at the call: a tensor never
+sees later writes to the host array. Never imports jax.
 """
 
 from __future__ import annotations
@@ -33,16 +34,20 @@ def host_data(x: Any, dtype: DType | None, device: Device) -> Node:
 
 
 def host_array(x: Any, dtype: DType | None) -> np.ndarray[Any, Any]:
-    """``np.asarray(x, dtype)``, with NumPy's errors, of a dtype minilazy has.
+    """``np.asarray(x, dtype)``, with NumPy's errors, of a dtype minilazy has, in native byte order.
 
     Example:
         >>> host_array([1, 2], None).dtype
         dtype('int64')
+        >>> host_array(np.array([1, 2], ">f4"), None).dtype
+        dtype('float32')
     """
     try:
         array = np.asarray(x, dtype=dtype)
     except OverflowError:
         raise OverflowError(f"a Python int in {_short(x)} does not fit in {dtype}") from None
+    if not array.dtype.isnative:  # big-endian data (read from a file, say): NumPy's ops accept it
+        array = array.astype(array.dtype.newbyteorder("="))
     if array.dtype not in dtypes.CODE:
         _unsupported(x, array)
     return array

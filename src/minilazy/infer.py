@@ -74,7 +74,7 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
 def integers(what: str, value: object) -> tuple[int, ...]:
     """A shape or axes given as an int or a sequence of ints, as a tuple; NumPy's errors.
 
-    Floats are refused (``TypeError``), not truncated: ``zeros((2.5, 3))`` is a bug.
+    Floats and bools are refused (``TypeError``), not truncated: ``zeros((2.5, True))`` is a bug.
 
     Example:
         >>> integers("zeros", 3), integers("zeros", (2, np.int64(3)))
@@ -86,6 +86,8 @@ def integers(what: str, value: object) -> tuple[int, ...]:
     """
     try:
         items = tuple(value) if isinstance(value, (tuple, list, range, np.ndarray)) else (value,)
+        if any(type(v) is bool for v in items):  # an int to operator.index, not to NumPy
+            raise TypeError
         return tuple([operator.index(v) for v in items])
     except TypeError:
         raise TypeError(f"{what}: expected a sequence of integers or a single integer, got "
@@ -107,6 +109,8 @@ def sized(op_name: str, shape: Shape, dtype: DType) -> Shape:
         ...
         ValueError: zeros: array is too big: shape (10000000000, 10000000000) of float32 ...
     """
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{op_name}: negative dimensions are not allowed: {shape}")
     if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
         raise ValueError(f"{op_name}: array is too big: shape {shape} of {dtype} needs more "
                          f"than {_MAX_BYTES} bytes")

@@ -1,9 +1,10 @@
-"""The Array API's protocol methods of ``Tensor``: its namespace, ``to_device`` and DLPack.
+"""Python's and the Array API's protocol methods of ``Tensor``: namespace, devices, DLPack, pickle.
 
 Just below the tracer, which mixes :class:`ArrayAPIMethods` into ``Tensor`` (a separate module
 keeps the tracer a one-afternoon read). DLPack goes through NumPy: exporting a tensor is an
 observation barrier that materialises it and hands over a host copy, so a consumer always sees a
-CPU buffer, whatever device the tensor is on. Never imports jax.
+CPU buffer, whatever device the tensor is on. Pickling is such an observation too; ``copy`` and
+``deepcopy`` are new handles on the same (immutable) node. Never imports jax.
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from minilazy.ir import Device
+import numpy as np
+
+from minilazy.ir import Device, Node
 from minilazy.state import backend
 
 if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
@@ -37,6 +40,7 @@ class ArrayAPIMethods:
     """
 
     __slots__ = ()
+    _node: Node
     _device: Device
 
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
@@ -116,3 +120,54 @@ class ArrayAPIMethods:
         host = backend().to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
         # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
         return host.__dlpack__(stream=stream, max_version=max_version)
+
+    def __reduce__(self) -> tuple[Any, tuple[np.ndarray[Any, Any]]]:
+        """Pickle the values (an observation barrier): a pending tensor is materialised first.
+
+        The tensor unpickles onto the loading process's default device, unsplit, as a JAX
+        array does: the device it was on may not exist there.
+
+        Example:
+            >>> import pickle
+            >>> import minilazy as ml
+            >>> (pickle.loads(pickle.dumps(ml.arange(3) * 2)) + 1).tolist()
+            [1, 3, 5]
+        """
+        return unpickle, (backend().to_host(cast("Tensor", self), "pickle"),)
+
+    def __copy__(self) -> Tensor:
+        """A new handle on the same node (nothing runs): ``copy.copy``; in-place ops rebind one.
+
+        Example:
+            >>> import copy
+            >>> import minilazy as ml
+            >>> x = ml.ones((2,))
+            >>> y = copy.copy(x)
+            >>> y += 1
+            >>> x.tolist(), y.tolist()
+            ([1.0, 1.0], [2.0, 2.0])
+        """
+        me = cast("Tensor", self)
+        return type(me)(me._node, me._device)  # registered live: mark_step materialises it
+
+    def __deepcopy__(self, memo: dict[int, object], /) -> Tensor:
+        """As :meth:`__copy__`: nodes and device buffers are never written, so sharing is a copy.
+
+        Example:
+            >>> import copy
+            >>> import minilazy as ml
+            >>> copy.deepcopy(ml.arange(2)).tolist()
+            [0, 1]
+        """
+        return self.__copy__()
+
+
+def unpickle(values: np.ndarray[Any, Any]) -> Tensor:
+    """A pickled tensor back from its values: ``ml.asarray(values)`` (see ``__reduce__``).
+
+    Example:
+        >>> unpickle(np.arange(2)).tolist()
+        [0, 1]
+    """
+    # Looked up, not imported: creation sits above the tracer in the layer order.
+    return cast("Tensor", sys.modules["minilazy"].asarray(values))

@@ -33,6 +33,7 @@ from minilazy.attrs import NONE, Cast, Iota
 from minilazy.creation import asarray, full
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import cos, log1p, maximum, sqrt
+from minilazy.infer import integers
 from minilazy.ir import Device, Node, Op, scalar_leaf
 from minilazy.shaping import reshape, stack
 from minilazy.tracer import Tensor, record
@@ -84,8 +85,8 @@ def _check_key(k: object, what: str) -> Tensor:
 
 
 def _shape(shape: int | Sequence[int], what: str) -> tuple[int, ...]:
-    dims = (shape,) if isinstance(shape, int) else tuple(shape)
-    if not all(isinstance(d, int) and d >= 0 for d in dims):
+    dims = integers(what, shape)  # NumPy's TypeError for a float or a bool
+    if any(d < 0 for d in dims):
         raise ValueError(f"{what}: shape must be non-negative ints, got {shape!r}")
     if math.prod(dims) >= 1 << 32:
         raise ValueError(f"{what}: at most 2**32 - 1 numbers per call, got shape {dims}")
