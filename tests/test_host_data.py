@@ -194,6 +194,8 @@ def test_eye_any_int_diagonal(n: int, m: int | None, k: int) -> None:
     ((np.float16(0), 2, 0.5), {}), ((True,), {}),
     ((300, 302), {"dtype": np.int8}), ((-1, 1), {"dtype": np.uint8}),
     ((0, 300, 100), {"dtype": np.int8}), ((5, 0, -1), {"dtype": np.uint8}),
+    ((0, 10, np.inf), {}), ((0, 10, -np.inf), {}), ((0, 1e-300, 1e300), {}),
+    ((np.inf,), {}), ((0, -np.inf, 1), {}), ((np.nan,), {}),
 ], ids=repr)
 def test_arange_dtypes_and_overflow_as_numpy(args: tuple[Any, ...], kwargs: dict[str, Any]
                                              ) -> None:

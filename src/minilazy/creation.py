@@ -215,7 +215,13 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
         d = dtypes.canonical(np.result_type(*map(_default_dtype, (start, stop, step)), np.int64))
     else:
         d = dtypes.canonical(dtype)
-    n = max(0, math.ceil((stop - start) / step))
+    q = (stop - start) / step
+    if q == 0 and stop != start:  # underflow, or a step of inf: NumPy's one value (or none)
+        q = math.copysign(1, q)
+    elif math.isinf(q):
+        raise ValueError(f"arange: Maximum allowed size exceeded ({start}, {stop}, {step})")
+    n = max(0, math.ceil(q))
+    step = step if n > 1 else 0  # one value is start: 0 * inf would make it nan
     if d == dtypes.bool_ and n > 2:
         raise TypeError("arange() is only supported for booleans when the result has at most "
                         "length 2.")
