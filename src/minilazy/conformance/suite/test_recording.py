@@ -16,6 +16,7 @@ from minilazy.conformance.registry import ops
 from minilazy.conformance.strategies import arrays, dtypes_for
 from minilazy.conformance.suite.util import counting, settle, typed
 
+Array = np.ndarray[Any, Any]
 MIXED = ("multiply", "exp", "sum", "reshape", "getitem", "matmul", "maximum")
 BINARY = [n for n, s in ops().items() if s.kind == "elementwise" and s.arity == 2]
 UNARY = [n for n, s in ops().items() if s.kind == "elementwise" and s.arity == 1]
@@ -160,3 +161,34 @@ def test_in_place_arithmetic_rebinds_the_tensor(adapter: OptionalAdapter) -> Non
     assert first is x and second is x, "in-place ops returned a new tensor, x is unchanged"
     assert_close(adapter.to_numpy(adapter.apply("negative", x)), -want)
     assert_close(adapter.to_numpy(x), want)
+
+
+def _aligned(n: int, dtype: np.dtype[Any], offset: int) -> Array:
+    """A zeroed array of ``n`` elements starting ``offset`` bytes past a 64-byte boundary.
+
+    At that alignment a device runtime may adopt host memory instead of copying it.
+    """
+    raw = np.zeros(n * dtype.itemsize + 128, np.uint8)
+    start = (-raw.ctypes.data) % 64 + offset
+    out: Array = raw[start:start + n * dtype.itemsize].view(dtype)
+    return out
+
+
+@pytest.mark.spec("LZ-REC-007")
+@given(n=st.sampled_from([1, 7, 16, 1024, 1 << 17]), offset=st.sampled_from([0, 8]),
+       barrier=st.booleans(), data=st.data())
+def test_a_later_host_write_changes_no_tensor(adapter: OptionalAdapter, n: int, offset: int,
+                                              barrier: bool, data: st.DataObject) -> None:
+    dtype = data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype")
+    if offset % dtype.itemsize:
+        offset = 0
+    host = _aligned(n, dtype, offset)
+    before = host.copy()
+    x = adapter.from_numpy(host)
+    y = adapter.apply("negative" if dtype.kind in "fiuc" else "logical_not", x)
+    if barrier:
+        adapter.barrier()
+    host[...] = 1  # after the call: neither the tensor nor what was recorded from it may see it
+    np.testing.assert_array_equal(adapter.to_numpy(x), before, "the tensor sees a host write")
+    want = numpy_apply("negative" if dtype.kind in "fiuc" else "logical_not", before)
+    np.testing.assert_array_equal(adapter.to_numpy(y), want, "an op read a later host write")
