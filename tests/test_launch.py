@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -58,7 +60,7 @@ def test_a_script_runs_as_main_with_its_directory_importable(tmp_path):
     assert _run([s], 1)[:2] == (0, ["[0] 42 True"])
 
 
-def test_one_failing_child_stops_the_others_and_sets_the_exit_code(tmp_path):
+def test_one_failing_child_stops_the_others_and_sets_the_exit_code(tmp_path, capsys):
     s = _script(tmp_path, """
         import os, sys, time
         pid = int(os.environ["MINILAZY_PROCESS_ID"])
@@ -74,6 +76,8 @@ def test_one_failing_child_stops_the_others_and_sets_the_exit_code(tmp_path):
     """)
     code, lines, took = _run([s], 2)
     assert code == 3 and took < 20 and "[0] never" not in lines
+    err = capsys.readouterr().err
+    assert "process 1 failed first (exit 3 at " in err and "; stopped processes 0" in err, err
     with pytest.raises(ProcessLookupError):  # process 0 is gone, not left behind
         os.kill(int((tmp_path / "pid0").read_text()), 0)
 
@@ -89,14 +93,18 @@ def test_an_uncaught_exception_exits_1_at_once_with_its_traceback(tmp_path):
     assert "[0] ValueError: boom" in lines and "[0] Traceback (most recent call last):" in lines
 
 
-@pytest.mark.parametrize("body, code, line", [
-    ("import sys; sys.exit('bad input')", 1, "[0] bad input"),
-    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", 128 + 9, None),
-    ("import sys; print('ok'); sys.exit(0)", 0, "[0] ok"),
+@pytest.mark.parametrize("body, code, line, why", [
+    ("import sys; sys.exit('bad input')", 1, "[0] bad input", "exit 1"),
+    ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", 128 + 9, None,
+     "killed by SIGKILL"),
+    ("import sys; sys.exit(256 + 3)", 3, None, "exit 3"),  # as the shell sees it
+    ("import sys; print('ok'); sys.exit(0)", 0, "[0] ok", None),
 ])
-def test_exit_codes_follow_the_shell(tmp_path, body, code, line):
+def test_exit_codes_follow_the_shell(tmp_path, capsys, body, code, line, why):
     got, lines, _ = _run([_script(tmp_path, body)], 1)
+    err = capsys.readouterr().err
     assert got == code and (line is None or line in lines)
+    assert (f"process 0 failed first ({why} at " in err) if why else err == "", err
 
 
 def test_timeout_stops_every_process(tmp_path):
@@ -159,3 +167,150 @@ def test_two_jax_processes_all_reduce_through_the_launched_environment(tmp_path)
     code, lines, _ = _run([s], 2, devices_per_process=1, timeout=120)
     assert code == 0, lines
     assert sorted(line for line in lines if line.endswith("6.0")) == ["[0] 0 2 6.0", "[1] 1 2 6.0"]
+
+
+def _wait_for(*paths, limit: float = 60.0) -> None:
+    """Until every file exists (a loaded machine starts processes late): markers, not sleeps."""
+    end = time.monotonic() + limit
+    while not all(os.path.exists(p) for p in paths):
+        assert time.monotonic() < end, f"never appeared: {paths}"
+        time.sleep(0.02)
+
+
+def _gone(pid: int, limit: float = 10.0) -> bool:
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.02)
+    return False
+
+
+# `python -m minilazy.launch` without the package's __init__ (and so without JAX): fast to start.
+_BARE_LAUNCHER = [sys.executable, "-c", (
+    "import runpy, sys, types\n"
+    "sys.modules['minilazy'] = package = types.ModuleType('minilazy')\n"
+    f"package.__path__ = [{os.path.dirname(ml_launch.__file__)!r}]\n"
+    "runpy.run_module('minilazy.launch', run_name='__main__', alter_sys=True)")]
+
+# Each process starts a child of its own, writes both pids, and waits to be stopped.
+_SLEEPERS = """
+    import os, subprocess, sys, time
+    here, i = os.path.dirname(__file__), os.environ["MINILAZY_PROCESS_ID"]
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    open(f"{here}/pids{i}.tmp", "w").write(f"{os.getpid()} {child.pid}")
+    os.replace(f"{here}/pids{i}.tmp", f"{here}/pids{i}")
+    time.sleep(60)
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_to_the_launcher_stops_every_process_and_its_children(tmp_path, sig):
+    if signal.getsignal(sig) == signal.SIG_IGN:  # inherited; the launcher keeps it ignored
+        pytest.skip(f"{sig.name} is ignored here (as under nohup)")
+    s = _script(tmp_path, _SLEEPERS)
+    launcher = subprocess.Popen([*_BARE_LAUNCHER, "-n", "2", s],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    pids: list[int] = []
+    try:
+        _wait_for(tmp_path / "pids0", tmp_path / "pids1")
+        pids = [int(p) for i in (0, 1) for p in (tmp_path / f"pids{i}").read_text().split()]
+        launcher.send_signal(sig)
+        _, err = launcher.communicate(timeout=30)
+        assert launcher.returncode == 128 + sig, err
+        assert f"stopped by {sig.name}" in err
+        assert all(_gone(pid) for pid in pids), "left behind: " + str(pids)
+    finally:  # today's launcher would leave them running: clean up what this test started
+        launcher.kill()
+        launcher.wait()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+
+
+def test_a_process_that_ends_early_is_reported_within_the_grace_period(tmp_path, capsys):
+    # Process 1 leaves mid-run with code 0 and, like jax.distributed's shutdown barrier, then
+    # waits for the others, who wait for it: a deadlock the launcher must break.
+    s = _script(tmp_path, """
+        import atexit, os, sys, time
+        marker = os.path.join(os.path.dirname(__file__), "pid0")
+        if os.environ["MINILAZY_PROCESS_ID"] == "1":
+            while not os.path.exists(marker):
+                time.sleep(0.02)
+            atexit.register(time.sleep, 60)
+            sys.exit(0)
+        open(marker + ".tmp", "w").write(str(os.getpid()))
+        os.replace(marker + ".tmp", marker)
+        time.sleep(60)
+    """)
+    code, _, took = _run([s], 2, grace=2.0)
+    err = capsys.readouterr().err
+    assert code == ml_launch.EARLY_EXIT and 2.0 <= took < 15, (code, took, err)
+    assert "process 1 ended (exit 0) at " in err and "--grace 2" in err, err
+    assert "stopped processes 0, 1" in err, err
+    assert _gone(int((tmp_path / "pid0").read_text()))
+
+
+def test_processes_that_end_within_the_grace_period_succeed(tmp_path):
+    s = _script(tmp_path, """
+        import os, time
+        done0 = os.path.join(os.path.dirname(__file__), "done0")
+        if os.environ["MINILAZY_PROCESS_ID"] == "1":
+            while not os.path.exists(done0):
+                time.sleep(0.02)
+            time.sleep(0.5)  # an uneven finish: a little more work after process 0 is done
+            print("done")
+        else:
+            open(done0, "w").close()
+    """)
+    assert _run([s], 2, grace=5.0)[:2] == (0, ["[1] done"])
+
+
+def test_the_process_that_failed_first_is_named(tmp_path, capsys):
+    # Process 0 fails (exit 1) as soon as process 1 is gone, as a collective peer does: both are
+    # gone within a millisecond (one poll of the launcher), and process 1's failure is the cause.
+    s = _script(tmp_path, """
+        import fcntl, os, sys, time
+        here = os.path.dirname(__file__)
+        lock = open(os.path.join(here, "lock"), "w")
+        if os.environ["MINILAZY_PROCESS_ID"] == "1":
+            fcntl.flock(lock, fcntl.LOCK_EX)  # released by its death
+            open(os.path.join(here, "locked"), "w").close()
+            raise ValueError("the cause")
+        while not os.path.exists(os.path.join(here, "locked")):
+            time.sleep(0.001)
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        sys.exit("lost my peer")
+    """)
+    code, lines, _ = _run([s], 2)
+    err = capsys.readouterr().err
+    assert code == 1 and "[1] ValueError: the cause" in lines, lines
+    assert "process 1 failed first (exit 1 at " in err, err
+    # Process 0 either fails on its own or is stopped first: both are said, never blamed.
+    assert "process 0 failed after it (exit 1)" in err or "; stopped processes 0" in err, err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["-n", "0"], "at least one process"),
+    (["-n", "-3"], "at least one process"),
+    (["-n", str(ml_launch.MAX_PROCESSES + 1)], f"at most {ml_launch.MAX_PROCESSES}"),
+    (["--grace", "0"], "--grace must be > 0"),
+    (["--grace", "nan"], "--grace must be > 0"),
+    (["--timeout", "-1"], "--timeout must be > 0"),
+    (["--devices-per-process", "0"], "--devices-per-process must be >= 1"),
+])
+def test_bad_arguments_are_usage_errors(tmp_path, capsys, args, message):
+    with pytest.raises(SystemExit) as e:
+        ml_launch.main([*args, _script(tmp_path, "print('ran')\n")])
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and message in err and "ran" not in out, err
+
+
+def test_a_missing_script_is_named_before_anything_starts(tmp_path, capsys):
+    with pytest.raises(SystemExit) as e:
+        ml_launch.main(["-n", "2", str(tmp_path / "nope.py")])
+    assert e.value.code == 2 and "no such script: " in capsys.readouterr().err
+    with pytest.raises(FileNotFoundError, match="nope.py"):
+        launch([str(tmp_path / "nope.py")], 2)
