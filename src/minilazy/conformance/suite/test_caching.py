@@ -317,3 +317,22 @@ def test_a_buffer_still_read_is_never_donated(adapter: OptionalAdapter) -> None:
         adapter.barrier()
         assert_close(adapter.to_numpy(old), before, what=f"step {step}: the old value")
         assert_close(adapter.to_numpy(reader), before + np.float32(1), what="its reader")
+
+
+@pytest.mark.spec("LZ-CACHE-006")
+@pytest.mark.ops("multiply", "add")
+def test_an_input_a_live_tensor_holds_is_never_donated(adapter: OptionalAdapter) -> None:
+    """A live input, never observed before the barrier, of an output's shape and dtype.
+
+    No host view can pin its buffer, and the program runs again and again: where donation can
+    happen, it must not take the buffer the live ``x`` still holds.
+    """
+    start = np.arange(32 * 32, dtype=np.float32).reshape(32, 32)
+    two, one = typed(adapter, 2.0, np.float32), typed(adapter, 1.0, np.float32)
+    settle(adapter)
+    for step in range(4):
+        x = adapter.from_numpy(start + np.float32(step))
+        y = adapter.apply("add", adapter.apply("multiply", x, two), one)
+        adapter.barrier()
+        assert_close(adapter.to_numpy(y), (start + np.float32(step)) * 2 + 1, what=f"step {step}")
+        assert_close(adapter.to_numpy(x), start + np.float32(step), what=f"step {step}: x")
