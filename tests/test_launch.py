@@ -248,7 +248,8 @@ def test_a_process_that_ends_early_is_reported_within_the_grace_period(tmp_path,
     code, _, took = _run([s], 2, grace=2.0)
     err = capsys.readouterr().err
     assert code == ml_launch.EARLY_EXIT and 2.0 <= took < 15, (code, took, err)
-    assert "process 1 ended (exit 0) at " in err and "--grace 2" in err, err
+    assert "process 1 ended (exit 0) at " in err, err
+    assert "but processes 0 still ran 2 s later (--grace 2)" in err, err
     assert "stopped processes 0, 1" in err, err
     assert _gone(int((tmp_path / "pid0").read_text()))
 
@@ -314,3 +315,19 @@ def test_a_missing_script_is_named_before_anything_starts(tmp_path, capsys):
     assert e.value.code == 2 and "no such script: " in capsys.readouterr().err
     with pytest.raises(FileNotFoundError, match="nope.py"):
         launch([str(tmp_path / "nope.py")], 2)
+
+
+class _GoneReader(io.StringIO):
+    """An output whose reader has left after the first line, as `launch ... | head -1`."""
+
+    def write(self, s: str) -> int:
+        if self.tell():
+            raise BrokenPipeError(32, "Broken pipe")
+        return super().write(s)
+
+
+def test_output_nobody_reads_does_not_block_the_processes(tmp_path):
+    s = _script(tmp_path, "for k in range(5000):\n    print('line', k, 'x' * 60)\nprint('end')\n")
+    out = _GoneReader()
+    assert launch([s], 2, timeout=60, out=out) == 0  # more than a pipe holds (64 KiB), drained
+    assert out.getvalue() in ("[0] line 0 " + "x" * 60, "[1] line 0 " + "x" * 60)

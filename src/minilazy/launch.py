@@ -138,8 +138,8 @@ def _child_env(i: int, n: int, port: int, devices_per_process: int | None) -> di
 
 
 def _pump(i: int, stream: IO[bytes], out: TextIO, lock: threading.Lock) -> None:
-    for raw in iter(stream.readline, b""):
-        with lock:
+    for raw in iter(stream.readline, b""):  # read to the end even when `out` is gone (`| head`),
+        with lock, contextlib.suppress(OSError, ValueError):  # or the process would block
             print(f"[{i}] {raw.decode(errors='replace').rstrip()}", file=out, flush=True)
 
 
@@ -304,7 +304,7 @@ def launch(argv: Sequence[str], n: int, *, devices_per_process: int | None = Non
         code, why = TIMEOUT_EXIT, f"timed out after {timeout:g} s"
     else:
         first = min(known.first.values())
-        running = [i for i in range(n) if i not in known.first]
+        running = [i for i in range(n) if i not in known.first or known.first[i].at > known.stop_at]
         code, why = EARLY_EXIT, (
             f"process {first.process} ended (exit 0) at {first.at - start:.2f} s, but processes "
             f"{_names(running)} still ran {grace:g} s later (--grace {grace:g})")
