@@ -43,6 +43,7 @@ from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.linalg_rules import evaluate
+from minilazy.lowering_complex import special_values
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -383,8 +384,8 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
 
 LOWER: Final[Mapping[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
-    **{op: _elementwise(fn) for op, fn in _UNARY_FN.items()},
-    **{op: _elementwise(fn) for op, fn in _BINARY_FN.items()},
+    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _UNARY_FN.items()},
+    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _BINARY_FN.items()},
     Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
     Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
     Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),

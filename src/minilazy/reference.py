@@ -36,6 +36,7 @@ from minilazy.indexing import index_shape, numpy_index
 from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
 from minilazy.linalg_rules import evaluate as namespaced
+from minilazy.lowering_complex import special_values
 from minilazy.tracer import Tensor
 from minilazy.windows import dilated
 
@@ -43,8 +44,10 @@ Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
 
 
-# np.real and np.imag are no ufuncs (see loops.PARTS): the other elementwise ops' NumPy functions
-_NUMPY: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
+# np.real and np.imag are no ufuncs (see loops.PARTS): the other elementwise ops' NumPy functions,
+# with the standard's complex special values where NumPy's differ (the lowering's own table)
+_UFUNCS: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
+_NUMPY: Final = {op: special_values(op, fn, np) for op, fn in _UFUNCS.items()}
 
 
 def _elementwise(xs: Sequence[Array], n: Node) -> Array:
