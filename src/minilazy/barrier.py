@@ -8,10 +8,12 @@ the tensors it materialised to ``DATA`` leaves holding their results.
 Barriers are failure-atomic: a tensor is rebound only to a value that exists, so when a
 program fails to compile or run, every tensor is as it was before. The failing tensors are then
 found (the group is split until each failure stands alone), turned into failed leaves that
-re-raise their error when observed, and everything else is materialised. Buffers are donated
-only when nothing outside the program still reads them, and never to a program's first run.
-Barriers run one at a time (the engine lock), from any thread: ``mark_step`` materialises the
-live tensors of every thread.
+re-raise their error when observed, and everything else is materialised. Only a program's own
+failure does that: any other exception (Ctrl-C, a signal handler's timeout) leaves every
+tensor pending, and the next barrier tries again. Buffers are donated only when nothing outside
+the program still reads them, and never to a program's first run. Barriers run one at a time
+(the engine lock), from any thread: ``mark_step`` materialises the live tensors of every thread;
+a signal handler may run one inside another (re-entrant: each rebinds what is still its own).
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
     """Run the program of ``roots`` and hand their result leaves to ``bind``."""
     c = cut(roots, device)
     if ENGINE.failures:
-        _check_inputs(c)
+        donation.own(_check_inputs, c)
     donated = donation.mask(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
     entry = cache.CACHE.lookup(c, donated)
@@ -100,20 +102,20 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
         if found is not None:  # too deep for one program (a cached key never is)
             _stages(roots, c.order, found, device, cause, bind)
             return
-        entry = cache.CACHE.compile(c, donated)
+        entry = donation.own(cache.CACHE.compile, c, donated)
     else:
         COUNTERS.cache_hits += 1
     args = [*(p.payload for p in c.params), *_packed(c)]
     with donation.interrupts_deferred(any(donated) and entry.ran):
         try:
-            outs = runtime.execute(entry, args)
+            outs = donation.own(runtime.execute, entry, args)
             if entry.placements is None:
                 bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
             else:  # results on a mesh: their leaves say how they are split
                 bind([data_leaf(b, r.shape, r.dtype, s or NONE)
                       for r, b, s in zip(roots, outs, entry.placements)])
         except Exception as e:  # the tensors are as they were, unless donated inputs are gone
-            _mark_lost(c, donated, e)
+            _mark_lost(c, donated, e.error if isinstance(e, donation.ProgramFailed) else e)
             raise
     seconds = time.perf_counter() - start
     for listener in LISTENERS:
@@ -192,8 +194,8 @@ def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> N
 
     def bind(leaves: list[Node]) -> None:
         results = dict(zip(roots, leaves))
-        for t in group:
-            t._node = results[t._node]
+        for t in group:  # each tensor still on its root (an inner barrier may have rebound it)
+            t._node = results.get(t._node, t._node)
 
     _execute(roots, device, donate, cause, bind)
 
@@ -210,7 +212,8 @@ def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
 
     A failed group is split in halves until each failure stands alone (a few programs more for
     one bad tensor among many, not one per tensor); the parts run without donating. Returns
-    the first failing tensor's error, if any.
+    the first failing tensor's error, if any. Any other exception is raised at once: the
+    tensors not yet rebound stay pending.
     """
     first: Exception | None = None
     parts = [list(group)]
@@ -220,7 +223,8 @@ def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
             continue
         try:
             _run(part, device, donate, cause)
-        except Exception as e:
+        except donation.ProgramFailed as failed:
+            e = failed.error
             if len(part) == 1:
                 _fail(part[0], e)
                 first = first or e
@@ -232,6 +236,16 @@ def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
 
 
 def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
+    """Materialise the pending ``tensors``; raise the first failing tensor's error, if any."""
+    failure = _materialise(tensors, cause, donate)
+    if failure is not None:
+        try:
+            raise failure
+        finally:
+            del failure  # the frame must not hold its own exception: a cycle
+
+
+def _materialise(tensors: Sequence[Tensor], cause: str, donate: bool) -> Exception | None:
     """Materialise the pending ``tensors``: one program per device, nothing lost on failure."""
     COUNTERS.barriers += 1
     COUNTERS.barrier_causes[cause] += 1
@@ -240,17 +254,13 @@ def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
         if t._node.op is not Op.DATA:
             by_device.setdefault(t._device, []).append(t)
     if not by_device:
-        return
+        return None
     runtime.check_usable()
     failure: Exception | None = None
     for device, group in by_device.items():
         error = _settle(group, device, donate, cause)  # every device's group runs
         failure = failure or error
-    if failure is not None:
-        try:
-            raise failure
-        finally:
-            del failure  # the frame must not hold its own exception: a cycle
+    return failure
 
 
 def mark_step(cause: str = "mark_step") -> None:
@@ -367,9 +377,11 @@ class Backend:
             if n < p.max_pending_nodes:  # the rest is dead: no cut; count again in a while
                 ENGINE.pending = min(n, p.max_pending_nodes // 2)
                 return
-            try:
-                mark_step("auto")
-            except Exception as e:  # the failing tensors hold their errors: raised when read
+            try:  # a program's failure is not raised here: the failing tensors hold it
+                e = _materialise(live, "auto", p.donate)
+            finally:
+                ENGINE.pending = 0
+            if e is not None:
                 warnings.warn(f"minilazy: a tensor failed at an auto-cut and holds its error, "
                               f"raised when it is observed: {type(e).__name__}: {e}",
                               RuntimeWarning, stacklevel=3)

@@ -1,4 +1,4 @@
-"""Donation: which input buffers a program may consume, and holding Ctrl-C while it does.
+"""Donation: which input buffers a program may consume; signals, which must not lose them.
 
 Part of the barrier layer. A buffer is *donated* when the program writes its output into it
 (an in-place parameter update then needs no new memory). That destroys the input, so it is
@@ -6,18 +6,22 @@ done only when nothing else can read it again: no live tensor holds it, no node 
 program's cut reaches it (reference counts tell: another graph, an autodiff walk, a printed
 graph, another thread's op in progress), and no second running thread makes tensors. The
 barrier asks :func:`mask` before compiling (the mask is part of the program's cache key).
-Never imports jax.
+
+A signal handler may raise (a timeout) anywhere in a barrier: signals are held while a donating
+program runs, and a handler's exception is never taken for the program's own failure, the one
+that fails tensors for good (:func:`own`). Never imports jax.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import sys
 import threading
 from collections import Counter
-from collections.abc import Iterator, Sequence
-from typing import Final
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, Final, TypeVar
 
 import numpy as np
 
@@ -103,25 +107,101 @@ def mask(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
     return tuple(mask)
 
 
+# -- signals: a Python handler may run anywhere in a barrier -----------------------------------
+_SIGNALS: Final = tuple(signal.valid_signals())
+# The C functions under the signal module's wrappers (which turn each handler into an enum):
+# 15x faster, and the handlers are looked up on every donating barrier.
+_C: Final[Any] = sys.modules.get("_signal", signal)
+T = TypeVar("T")
+
+
+def _handlers() -> dict[int, Callable[..., Any]]:
+    """The signals that run Python code when they arrive (Ctrl-C's too), and their handlers."""
+    return {s: h for s in _SIGNALS if callable(h := _C.getsignal(s))}
+
+
+def _code(handler: object) -> object:
+    """The code a Python handler runs (a function, a method, a partial, a callable object)."""
+    while isinstance(handler, functools.partial):
+        handler = handler.func
+    handler = getattr(handler, "__func__", handler)
+    return getattr(handler, "__code__", None) or getattr(type(handler).__call__, "__code__", None)
+
+
+def raised_by_signal_handler(error: BaseException) -> bool:
+    """Whether a signal handler's code raised ``error`` (or the error it was raised from).
+
+    Example:
+        >>> raised_by_signal_handler(ValueError("raised by the program itself"))
+        False
+    """
+    codes = {_code(h) for h in _handlers().values()} - {None}
+    e: BaseException | None = error
+    for _ in range(8):  # through a few ``raise ... from`` (a library that wraps errors)
+        tb = None if e is None else e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code in codes:
+                return True
+            tb = tb.tb_next
+        e = None if e is None else e.__cause__
+    return False
+
+
+class ProgramFailed(Exception):
+    """A program's own failure, ``error`` (lowering, compiling, running it, a failed input).
+
+    The one exception that fails tensors for good (the barrier unwraps it).
+    """
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def own(step: Callable[..., T], *args: Any) -> T:
+    """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
+
+    Unless a signal handler raised it meanwhile (a timeout, say: the same program may well run
+    next time), or it is no ``Exception`` (``KeyboardInterrupt``): then it is raised as it is.
+
+    Example:
+        >>> try:
+        ...     own(int, "x")
+        ... except ProgramFailed as e:
+        ...     type(e.error).__name__
+        'ValueError'
+    """
+    try:
+        return step(*args)
+    except Exception as e:
+        if raised_by_signal_handler(e):
+            raise
+        raise ProgramFailed(e) from e
+
+
 @contextlib.contextmanager
 def interrupts_deferred(active: bool) -> Iterator[None]:
-    """Hold back Ctrl-C while a donating program runs and its tensors are rebound.
+    """Hold back signals (Ctrl-C, a timer's) while a donating program runs and is rebound.
 
-    Its inputs are gone once it runs: an interrupt before the rebinding would lose both the
-    inputs and the results. (Only in the main thread, the one Python delivers signals to.)
+    Its inputs are gone once it runs: a handler's exception before the rebinding would lose
+    both inputs and results. Signals caught meanwhile are raised again at the end. (In the
+    main thread only: Python runs handlers there.)
     """
     if not active or threading.current_thread() is not threading.main_thread():
         yield
         return
     caught: list[int] = []
+    held: dict[int, Callable[..., Any]] = {}
     try:
-        old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    except (ValueError, TypeError):  # signals unavailable here (an embedded interpreter)
-        yield
-        return
+        for s, handler in _handlers().items():
+            _C.signal(s, lambda signum, frame: caught.append(signum))
+            held[s] = handler
+    except (ValueError, TypeError, OSError):  # signals unavailable here (an embedded interpreter)
+        pass
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, old)
-        if caught:
-            signal.raise_signal(signal.SIGINT)
+        for s, handler in held.items():
+            _C.signal(s, handler)
+        for s in dict.fromkeys(caught):
+            signal.raise_signal(s)

@@ -12,10 +12,13 @@ worker died, :func:`post_mortem` reads those files and says what happened, with 
 
 from __future__ import annotations
 
+import atexit
 import faulthandler
+import functools
 import json
 import os
 import re
+import shutil
 import threading
 import time
 from pathlib import Path
@@ -138,8 +141,15 @@ def describe(cause: str, record: dict[str, Any]) -> str:
     return text
 
 
+PREFIX = "minilazy-oracle-"
+STALE_S = 3600.0  # a directory untouched this long, of a process that is gone, is left over
+
+
 def fresh_directory(base: Path) -> Path:
-    """A directory for the current-test files of one run.
+    """A directory for the current-test files of one run, removed when this process exits.
+
+    The directories of earlier runs whose process died without removing them (killed, or
+    crashed by the library it ran) are removed first.
 
     Example:
         >>> import tempfile
@@ -147,6 +157,28 @@ def fresh_directory(base: Path) -> Path:
         ...     fresh_directory(Path(d)).is_dir()
         True
     """
-    path = base / f"minilazy-oracle-{os.getpid()}-{int(time.time() * 1000)}"
+    for old in base.glob(f"{PREFIX}*"):
+        if _left_over(old):
+            shutil.rmtree(old, ignore_errors=True)
+    path = base / f"{PREFIX}{os.getpid()}-{int(time.time() * 1000)}"
     path.mkdir(parents=True, exist_ok=True)
+    atexit.register(functools.partial(shutil.rmtree, path, ignore_errors=True))
     return path
+
+
+def _left_over(path: Path) -> bool:
+    """Whether ``path`` is a run's directory whose process is gone (not a live run's)."""
+    try:
+        pid = int(path.name[len(PREFIX):].split("-")[0])
+        idle = time.time() - path.stat().st_mtime
+    except (ValueError, OSError):
+        return False
+    if os.name != "posix" or pid == os.getpid() or idle < STALE_S:
+        return False  # (a live run's watch rewrites its files: the directory's time moves)
+    try:
+        os.kill(pid, 0)  # signal 0: is there such a process? (nothing is sent)
+    except ProcessLookupError:
+        return True
+    except OSError:  # another user's: alive
+        return False
+    return False
