@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ENGINE = "minilazy.conformance.mutate.engine"
+SEAMS = "minilazy.conformance.mutate.seams"
 TOY = "minilazy.conformance.mutants"
 
 
@@ -57,8 +58,9 @@ class Mutant:
     focus: str = ""
 
 
-def _engine(name: str, layer: str, *breaks: str, focus: str = "", **env: str) -> Mutant:
-    return Mutant(name, layer, f"{ENGINE}:{name.replace('-', '_')}", breaks, env, focus)
+def _engine(name: str, layer: str, *breaks: str, focus: str = "", module: str = ENGINE,
+            **env: str) -> Mutant:
+    return Mutant(name, layer, f"{module}:{name.replace('-', '_')}", breaks, env, focus)
 
 
 def _toy(name: str, *breaks: str) -> Mutant:
@@ -96,6 +98,12 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("autocut-drops-pending", "auto-cut", "LZ-BAR-008", "LZ-BAR-007"),
     _engine("fallback-syncs-all", "fallback", "LZ-DYN-002"),
     _engine("fallback-counted-twice", "fallback", "LZ-DYN-003"),
+    _engine("key-ignores-fft-norm", "key", "LZ-CACHE-003", module=SEAMS, focus="fft"),
+    _engine("policy-leaks-on-exception", "policy", "LZ-BAR-013", module=SEAMS),
+    _engine("grad-stops-at-barriers", "autodiff", "LZ-AD-008", module=SEAMS),
+    _engine("vjp-sort-descending-ascending", "autodiff", "LZ-AD-001", module=SEAMS,
+            focus="sort"),
+    _engine("host-data-aliased", "transfer", "LZ-REC-007", module=SEAMS),
     _toy("hash-ignores-shape", "LZ-HASH-004", "LZ-CACHE-002"),
     _toy("barrier-does-nothing", "LZ-BAR-001"),
     _toy("stale-cache", "LZ-HASH-004", "LZ-CACHE-003"),
