@@ -15,7 +15,9 @@ from minilazy.dtypes import DType
 from minilazy.ir import Device
 
 # The standard's names for the dtypes minilazy has (``bool`` is NumPy's ``bool_``).
-NAMES: Final[dict[str, DType]] = {str(d): d for d in dtypes.DTYPES}
+# The standard's dtypes: float16 is minilazy's too (``ml.float16``), but not the standard's, so
+# the inspection API leaves it out, as NumPy's does (a test suite would draw it for every op).
+NAMES: Final[dict[str, DType]] = {str(d): d for d in dtypes.DTYPES if d is not dtypes.float16}
 
 Capabilities = TypedDict("Capabilities", {"boolean indexing": bool,
                                           "data-dependent shapes": bool})
@@ -81,14 +83,15 @@ class Info:
 
     def dtypes(self, *, device: Device | None = None,
                kind: str | tuple[str, ...] | None = None) -> dict[str, DType]:
-        """The dtypes minilazy has, by name, optionally only those of ``kind`` (see ``isdtype``).
+        """The standard's dtypes, by name, optionally only those of ``kind`` (see ``isdtype``).
 
-        Every device supports every dtype (64-bit ones are computed in 64 bits).
+        Every device supports every dtype (64-bit ones are computed in 64 bits). ``float16``,
+        which minilazy has but the standard does not, is not listed (as in NumPy).
 
         Example:
             >>> import minilazy as ml
             >>> list(ml.__array_namespace_info__().dtypes(kind="real floating"))
-            ['float16', 'float32', 'float64']
+            ['float32', 'float64']
             >>> list(ml.__array_namespace_info__().dtypes(kind="complex floating"))
             ['complex64', 'complex128']
         """
