@@ -67,7 +67,7 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
     """
     index = linearize([out._node])
     order = tuple(index)
-    if any(n in origins for n in order if n.op is Op.DATA):
+    if origins and any(n in origins for n in order if n.op is Op.DATA):
         return _run_rules(out, wrt, _through(out._node, origins), origins)
     policy = current_policy()
     structure = (tuple([n.digest for n in order]),
