@@ -194,6 +194,8 @@ def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> N
 
     def bind(leaves: list[Node]) -> None:
         results = dict(zip(roots, leaves))
+        if ENGINE.origins is not None:  # a gradient is being taken: it walks through the cut
+            ENGINE.origins.update(zip(leaves, roots))
         for t in group:  # each tensor still on its root (an inner barrier may have rebound it)
             t._node = results.get(t._node, t._node)
 
