@@ -55,7 +55,7 @@ STAGES: dict[str, tuple[Any, str]] = {
 RAISING = {"handler raises": Timeout, "KeyboardInterrupt": KeyboardInterrupt,
            "SIGINT": KeyboardInterrupt, "SIGALRM timer": Timeout}
 OBSERVING = ["observes the same tensor", "observes another tensor", "runs mark_step"]
-KINDS = ["mark_step", "observe"]
+KINDS = ["mark_step", "observe", "auto-cut"]
 SIG = signal.SIGUSR1
 
 
@@ -65,6 +65,8 @@ def cases() -> Iterator[Any]:
             for kind in KINDS:
                 if stage == "donation mask" and kind == "observe":
                     continue  # an observation donates nothing: no mask is computed
+                if kind == "auto-cut" and (fault in OBSERVING or stage == "donating run"):
+                    continue  # as mark_step's, but its exceptions come from the op's call
                 if stage == "donating run" and (kind == "observe" or fault in (
                         "handler raises", "KeyboardInterrupt")):
                     continue  # no handler can run there (signals are held): only real ones
@@ -218,8 +220,11 @@ def test_a_signal_at_any_stage_of_a_barrier_loses_nothing(stage: str, fault: str
     try:
         if kind == "mark_step":
             ml.mark_step()
-        else:
+        elif kind == "observe":
             scene.x.numpy()
+        else:
+            with ml.policy(max_pending_nodes=2):
+                scene.x + 1.0  # the op that reaches the limit: an auto-cut (a mark_step)
     except (Timeout, KeyboardInterrupt) as e:
         raised = type(e)
     finally:
@@ -312,3 +317,30 @@ def test_an_exception_a_handler_raised_is_told_from_the_programs_own(handler: An
     except Timeout as e:
         assert not donation.raised_by_signal_handler(e)
 
+
+
+def test_held_signals_come_back_even_when_one_interrupts_their_putting_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A handler that raises while the held handlers are put back (its own was put back
+    first) must not leave another signal held for good: that one is passed on."""
+    signal.signal(SIG, from_function)  # raises Timeout
+    real = donation._C
+
+    class Interrupted:  # the signal module, where a handler raises after the first is back
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def signal(self, signum: int, handler: Any) -> Any:
+            old = real.signal(signum, handler)
+            if handler is signal.default_int_handler:  # SIGINT's is back: now, a timeout
+                raise Timeout("while the handlers are put back")
+            return old
+
+    monkeypatch.setattr(donation, "_C", Interrupted())
+    with pytest.raises(Timeout, match="put back"):
+        with donation.interrupts_deferred(True):
+            pass
+    monkeypatch.undo()
+    with pytest.raises(Timeout, match="from a function"):  # SIGUSR1: passed on to its handler
+        os.kill(os.getpid(), SIG)
+        time.sleep(5)

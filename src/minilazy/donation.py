@@ -192,15 +192,24 @@ def interrupts_deferred(active: bool) -> Iterator[None]:
         return
     caught: list[int] = []
     held: dict[int, Callable[..., Any]] = {}
+    holding = [True]
+
+    def note(signum: int, frame: Any) -> None:
+        if holding[0]:
+            caught.append(signum)
+        else:  # over, but a handler raised while the others were put back: pass it on
+            held[signum](signum, frame)
+
     try:
-        for s, handler in _handlers().items():
-            _C.signal(s, lambda signum, frame: caught.append(signum))
-            held[s] = handler
-    except (ValueError, TypeError, OSError):  # signals unavailable here (an embedded interpreter)
-        pass
-    try:
+        try:
+            for s, handler in _handlers().items():
+                held[s] = handler
+                _C.signal(s, note)
+        except (ValueError, TypeError, OSError):  # signals unavailable (an embedded interpreter)
+            pass
         yield
     finally:
+        holding[0] = False
         for s, handler in held.items():
             _C.signal(s, handler)
         for s in dict.fromkeys(caught):
