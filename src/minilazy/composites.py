@@ -142,10 +142,11 @@ def hypot(x1: TensorLike, x2: TensorLike, /) -> Tensor:
 
 
 def logaddexp(x1: TensorLike, x2: TensorLike, /) -> Tensor:
-    """``log(exp(x1) + exp(x2))``, computed stably as ``max + log1p(exp(-abs(x1 - x2)))``.
+    """``log(exp(x1) + exp(x2))``, computed stably as ``max + log1p(exp(min - max))``.
 
     Special cases as NumPy: equal operands give ``x + log(2)`` (so two ``-inf`` give ``-inf``
-    and two ``inf`` give ``inf``, where the difference would be NaN); NaN propagates.
+    and two ``inf`` give ``inf``, where the difference would be NaN); NaN propagates. The
+    gradient is ``exp(x - logaddexp(x1, x2))`` for each operand: 0.5 each at a tie, as JAX's.
 
     Example:
         >>> import minilazy as ml
@@ -153,9 +154,9 @@ def logaddexp(x1: TensorLike, x2: TensorLike, /) -> Tensor:
         [0.6931471805599453, 1000.6931471805599]
     """
     a, b = _pair("logaddexp", x1, x2)
-    big = maximum(a, b)
-    out = big + log1p(exp(negative(abs(a - b))))
-    return where(a == b, a + math.log(2.0), out)
+    big, small = maximum(a, b), minimum(a, b)  # at a tie each splits its slope evenly
+    # (a tie's gap is 0, also for two infinities, whose difference would be NaN)
+    return big + log1p(exp(where(a == b, 0.0, small - big)))
 
 
 def signbit(x: TensorLike, /) -> Tensor:

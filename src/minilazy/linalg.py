@@ -17,7 +17,7 @@ from minilazy import dtypes
 from minilazy.composites import vecdot
 from minilazy.creation import eye, zeros
 from minilazy.elementwise import abs as absolute
-from minilazy.elementwise import astype, conj, sqrt, where
+from minilazy.elementwise import astype, conj, maximum, sqrt, where
 from minilazy.factorizations import (
     EighResult,
     QRResult,
@@ -176,8 +176,8 @@ def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
     x = absolute(x) if x.dtype in dtypes.COMPLEX else x  # a complex norm is its moduli's norm
     axes = normalize_axes("linalg.vector_norm", axis, x.ndim)
     a = absolute(x)
-    if ord == math.inf:
-        return reduce_max(a, axis=axes, keepdims=keepdims)
+    if ord == math.inf:  # (JAX's initial 0: a zero vector's gradient is split with it)
+        return maximum(reduce_max(a, axis=axes, keepdims=keepdims), 0.0)
     if ord == -math.inf:
         return reduce_min(a, axis=axes, keepdims=keepdims)
     if ord == 0:

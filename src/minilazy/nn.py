@@ -2,8 +2,8 @@
 
 Part of the tracer layer's public namespace, built only from recorded ops (no ops of its own), so
 every layer is lazy and differentiable through the existing rules: a convolution is one ``conv``
-op, average pooling a convolution with a constant filter, max pooling a ``max`` over the strided
-slices of the padded input, an embedding an integer-array index (its gradient getitem's
+op, average pooling a convolution with a constant filter, max pooling the ``argmax`` element of
+the strided slices of the padded input, an embedding an integer-array index (its gradient getitem's
 scatter-add), a causal mask an iota comparison, a dropout mask ``ml.random.bernoulli``. Layouts
 are torch's: (N, C, H, W) activations, (O, I, kH, kW) filters, but linear weights (in, out), so
 ``x @ w``. Never imports jax.
@@ -24,10 +24,17 @@ from minilazy.elementwise import exp, log, sqrt, tanh, where
 from minilazy.infer import describe
 from minilazy.ir import ShapeError
 from minilazy.random import bernoulli
+from minilazy.reductions import argmax, mean
 from minilazy.reductions import max as reduce_max
-from minilazy.reductions import mean
 from minilazy.reductions import sum as reduce_sum
-from minilazy.shaping import concat, matrix_transpose, permute_dims, reshape, stack
+from minilazy.shaping import (
+    concat,
+    matrix_transpose,
+    permute_dims,
+    reshape,
+    stack,
+    take_along_axis,
+)
 from minilazy.tracer import Tensor
 
 Pair = int | Sequence[int]
@@ -86,9 +93,9 @@ def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
                ) -> Tensor:
     """The maximum of each window over the last two axes (H, W), as torch's ``max_pool2d``.
 
-    ``stride`` defaults to ``kernel_size``; the padding is -inf. Recorded as a ``max`` over the
-    window's strided slices, so the gradient reaches the maximum of each window (split evenly
-    between tied maxima, as ``max`` splits it; torch gives it all to the first).
+    ``stride`` defaults to ``kernel_size``; the padding is -inf. Recorded as the element at the
+    ``argmax`` of the window's strided slices, so the gradient reaches the maximum of each window,
+    the first of tied maxima (in row-major order) taking all of it, as JAX's and torch's do.
 
     Example:
         >>> import minilazy as ml
@@ -106,7 +113,9 @@ def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
     inner = (slice(None),) * len(lead)
     slices = [x[(*inner, slice(i, i + sh * (oh - 1) + 1, sh), slice(j, j + sw * (ow - 1) + 1, sw))]
               for i in range(kh) for j in range(kw)]
-    return reduce_max(stack(slices, axis=-1), axis=-1)
+    windows = stack(slices, axis=-1)
+    first = argmax(windows, axis=-1, keepdims=True)  # (a max would share a tie's gradient)
+    return take_along_axis(windows, first, axis=-1)[..., 0]
 
 
 def avg_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0

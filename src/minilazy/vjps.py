@@ -1,9 +1,8 @@
 """The VJP rules: one per op, in :data:`VJP`, a table keyed by the closed ``Op`` enum.
 
 A rule takes the cotangent of a node's output (and the output and operands, as tensors) and
-*records* the operands' cotangents: the backward pass is ops like any other, cut with the
-forward pass at the next barrier. ``autodiff`` walks the graph and applies these. Never
-imports jax.
+*records* the operands' cotangents, cut with the forward pass at the next barrier; ``autodiff``
+walks the graph and applies these. At kinks and ties they follow JAX's. Never imports jax.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ from minilazy import dtypes
 from minilazy.attrs import (
     NONE,
     Attrs,
+    Axes,
     Axis,
     Contract,
     Linalg,
@@ -83,10 +83,16 @@ def _sqrt1(x: Tensor, sign: float) -> Tensor:
     return _op(Op.SQRT, 1.0 + sign * x * x)
 
 
+def _abs(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
+    # real: the slope at 0 (and -0.0) is +1, JAX's, not sign(0); complex (not holomorphic):
+    # d|z| = real(conj(z) dz) / |z|, whose transpose is conj(sign(z)), 0 at z = 0 as in JAX
+    x = xs[0]
+    return (g * _conj(_op(Op.SIGN, x)) if x.dtype in dtypes.COMPLEX else where(x >= 0, g, -g),)
+
+
 UNARY_VJP: Final[dict[Op, Rule]] = {
     Op.NEG: lambda g, y, xs, n: (-g,),
-    # |z| is not holomorphic: d|z| = real(conj(z) dz) / |z|, whose transpose is conj(sign(z))
-    Op.ABS: _unary(lambda x, y: _conj(_op(Op.SIGN, x))),
+    Op.ABS: _abs,
     Op.SQRT: _unary(lambda x, y: 0.5 / y),
     Op.SQUARE: _unary(lambda x, y: 2.0 * x),
     Op.EXP: _unary(lambda x, y: y),
@@ -116,10 +122,10 @@ UNARY_VJP: Final[dict[Op, Rule]] = {
 
 def _pow(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     a, b = xs
-    da = g * b * a ** (b - 1.0)
-    # d/db a**b = a**b log a; at a == 0 the limit (for b > 0) is 0, not 0 * -inf
-    db = g * where(a == 0, 0.0, y * _op(Op.LOG, where(a == 0, 1.0, a)))
-    return da, db
+    # x**0 is 1 everywhere, so its slope is 0 also at x = 0 (not 0 * 0**-1 = NaN; JAX's for an
+    # int exponent); d/db a**b = a**b log a, with log 0 read as 0 (JAX's: 0 where 0**b is finite)
+    return (g * where(b == 0, 0.0, b * a ** (b - 1.0)),
+            g * y * _op(Op.LOG, where(a == 0, 1.0, a)))
 
 
 def _extremum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
@@ -147,8 +153,7 @@ BINARY_VJP: Final[dict[Op, Rule]] = {
 
 
 def _where(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
-    c = xs[0]
-    return None, where(c, g, 0.0), where(c, 0.0, g)
+    return None, where(xs[0], g, 0.0), where(xs[0], 0.0, g)
 
 
 def _convert(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
@@ -202,8 +207,12 @@ def _cumsum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
 
 def _sort(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     match n.attrs:  # y = x[perm], so x's cotangent is g gathered by the inverse permutation
-        case Sort(axis, _):
-            perm = _op(Op.ARGSORT, xs[0], attrs=n.attrs)  # the same stable order as the sort
+        case Sort(axis, descending):
+            # Ties get JAX's order, whose descending sort is its stable ascending one reversed
+            # (the values are the same whichever tied element lands where).
+            perm = _op(Op.ARGSORT, xs[0], attrs=Sort(axis, False))
+            if descending:
+                perm = _op(Op.FLIP, perm, attrs=Axes((axis,)))
             inverse = _op(Op.ARGSORT, perm, attrs=Sort(axis, False))
             return (take_along_axis(g, inverse, axis=axis),)
     raise mismatch(n.op, n.attrs)
@@ -213,13 +222,8 @@ def _fn(fn: Fn, *xs: Tensor, full: bool = False) -> Tensor:
     return _op(Op.LINALG, *xs, attrs=Linalg(int(fn), full))
 
 
-def _c(x: Tensor) -> Tensor:
-    """The conjugate of a complex tensor; a real one itself."""
-    return _op(Op.CONJ, x) if x.dtype in dtypes.COMPLEX else x
-
-
 def _adjoint(x: Tensor) -> Tensor:
-    return _c(x).mT  # Xᴴ (Xᵀ for real X)
+    return _conj(x).mT  # Xᴴ (Xᵀ for real X)
 
 
 def _symmetric(a: Tensor) -> Tensor:
@@ -246,6 +250,19 @@ def _eigh(fn: Fn, g: Tensor, y: Tensor, a: Tensor) -> Tensor:
     return _symmetric(v @ (f * (_adjoint(v) @ g)) @ _adjoint(v))
 
 
+def _cofactors(a: Tensor) -> Tensor:
+    """The cofactor matrix of real ``a``, det(A) A⁻ᵀ, also where ``a`` is singular.
+
+    det is a polynomial, smooth everywhere (JAX's gradient is finite there too): from A = U S Vᵀ,
+    cof(A) = det(U) det(V) U diag(the product of the other singular values) Vᵀ, no division.
+    """
+    u, s, vt = _fn(Fn.SVD_U, a), _fn(Fn.SVD_S, a), _fn(Fn.SVD_VT, a)
+    ones_on_diagonal = where(_eye(a) == 1.0, 1.0, s[..., None, :])
+    others = _op(Op.PROD, ones_on_diagonal, attrs=Reduce((a.ndim - 1,), False))
+    sign = _fn(Fn.DET, u) * _fn(Fn.DET, vt)
+    return sign[..., None, None] * ((u * others[..., None, :]) @ vt)
+
+
 def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents:
     match n.attrs:
         case Linalg(code, _):
@@ -257,6 +274,8 @@ def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
     if fn is Fn.SOLVE:  # X = A⁻¹ B: B's cotangent solves Aᵀ, A's is minus that times Xᵀ
         gb = _fn(Fn.SOLVE, a.mT, g)
         return -(gb @ y.mT), gb
+    if fn is Fn.DET and a.dtype not in dtypes.COMPLEX:  # d det A = tr(cof(A)ᵀ dA)
+        return (g[..., None, None] * _cofactors(a),)
     if fn in (Fn.DET, Fn.SLOGDET_LOGABS):  # d det A = det A tr(A⁻¹ dA); log|det A|: without det
         scale = g * y if fn is Fn.DET else g
         return (scale[..., None, None] * _fn(Fn.INV, a).mT,)
@@ -266,16 +285,16 @@ def _linalg(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Cotangents
         return ((_op(Op.IMAG, g * y) * 1j)[..., None, None] * _fn(Fn.INV, a).mT,)
     # The rest are not holomorphic (they conjugate A). In JAX's convention, A's cotangent is the
     # conjugate of the real rule's, written with conjugate transposes, given the conjugate of g.
-    g = _c(g)
+    g = _conj(g)
     if fn is Fn.CHOLESKY:  # L = chol(A): A's cotangent is L⁻ᴴ Φ(Lᴴ Ḡ) L⁻¹ (Murray 2016), Φ
         inv = _fn(Fn.INV, y)  # the lower triangle with its diagonal halved
         inner = _adjoint(y) @ g
-        return (_c(_symmetric(_adjoint(inv) @ (tril(inner) - 0.5 * _eye(a) * inner) @ inv)),)
+        return (_conj(_symmetric(_adjoint(inv) @ (tril(inner) - 0.5 * _eye(a) * inner) @ inv)),)
     if fn in (Fn.EIGH_VALUES, Fn.EIGH_VECTORS):
-        return (_c(_eigh(fn, g, y, a)),)
+        return (_conj(_eigh(fn, g, y, a)),)
     if fn is Fn.SVD_S:  # A = U diag(s) Vᴴ: ds = Re diag(Uᴴ dA V)
         u, vt = _fn(Fn.SVD_U, a), _fn(Fn.SVD_VT, a)
-        return (_c((u * g[..., None, :]) @ vt),)
+        return (_conj((u * g[..., None, :]) @ vt),)
     raise TypeError(f"grad: linalg.{fn.name.lower()} is not differentiable in minilazy (qr's "
                     "factors and svd's singular vectors have no VJP rule yet)")
 
