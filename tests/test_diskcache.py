@@ -8,23 +8,28 @@ and the program compiled again, with the right values.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import shutil
+import socket
+import stat
 import subprocess
 import sys
 import threading
+import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import diskcache, runtime
+from minilazy import diskcache, runtime_disk
 from minilazy.cut import cut
+from minilazy.diskformat import MAGIC
 
 # A fresh process: a few programs (float64, integers, slices, a donating MLP step), its values
 # against NumPy, its counters, and the disk keys of a cut with slices.
@@ -32,7 +37,7 @@ CHILD = r"""
 import json, sys
 import numpy as np
 import minilazy as ml
-from minilazy import diskcache, runtime
+from minilazy import diskcache, runtime_disk
 from minilazy.cut import cut
 from minilazy.datasets import digits
 from minilazy.demo import init_params, train_step
@@ -55,7 +60,7 @@ print(json.dumps({
     "losses": losses, "w2": float(np.sum(p["w2"].numpy())),
     "compiles": m.compiles, "disk_hits": m.disk_hits, "disk_writes": m.disk_writes,
     "trace_seconds": m.trace_seconds, "donations": m.donations,
-    "key": runtime.disk_entry(cut([y._node], y.device), ()).name,
+    "key": runtime_disk.disk_entry(cut([y._node], y.device), ()).name,
     "source": diskcache._fingerprint(),
 }))
 """
@@ -146,8 +151,8 @@ def _rewrite(entry: Path, header: dict[str, object] | None = None,
              checksum: bool = True) -> None:
     """Write ``entry`` again with parts of its header or its payload replaced."""
     data = entry.read_bytes()
-    start = len(diskcache.MAGIC) + 4
-    size = int.from_bytes(data[len(diskcache.MAGIC):start], "big")
+    start = len(MAGIC) + 4
+    size = int.from_bytes(data[len(MAGIC):start], "big")
     head = json.loads(data[start:start + size])
     body = data[start + size:] if payload is None else payload
     head.update(header or {})
@@ -155,38 +160,124 @@ def _rewrite(entry: Path, header: dict[str, object] | None = None,
     if checksum:
         head["sha256"] = hashlib.sha256(body).hexdigest()
     raw = json.dumps(head).encode()
-    entry.write_bytes(diskcache.MAGIC + len(raw).to_bytes(4, "big") + raw + body)
+    entry.write_bytes(MAGIC + len(raw).to_bytes(4, "big") + raw + body)
 
 
+def _replace(entry: Path, make: Callable[[Path], object]) -> None:
+    """Put something else at ``entry``'s path."""
+    entry.unlink()
+    make(entry)
+
+
+def _fifo(entry: Path) -> None:
+    _replace(entry, os.mkfifo)
+
+    def release() -> None:  # a reader blocked on the FIFO (the bug) gets EOF, and fails the test
+        time.sleep(30)
+        with contextlib.suppress(OSError):
+            os.close(os.open(entry, os.O_WRONLY | os.O_NONBLOCK))
+
+    threading.Thread(target=release, daemon=True).start()
+
+
+def _socket(entry: Path) -> None:
+    entry.unlink()
+    here = os.getcwd()
+    os.chdir(entry.parent)  # a socket's path may be at most ~100 bytes: bind a relative one
+    try:
+        socket.socket(socket.AF_UNIX).bind(entry.name)
+    finally:
+        os.chdir(here)
+
+
+def _device(entry: Path) -> None:
+    entry.unlink()
+    try:
+        os.mknod(entry, 0o600 | stat.S_IFCHR, os.makedev(1, 3))  # /dev/null's numbers
+    except OSError as e:
+        pytest.skip(f"cannot make a device file here ({e})")
+
+
+def _unreadable(entry: Path) -> None:
+    if os.geteuid() == 0:
+        pytest.skip("root reads any file")
+    entry.chmod(0)
+
+
+def _huge(entry: Path) -> None:
+    target = entry.parent.parent / "huge"
+    with open(target, "wb") as f:
+        f.truncate(diskcache.DEFAULT_MAX_BYTES + 1)  # sparse: costs no disk
+    _replace(entry, lambda e: e.symlink_to(target))
+
+
+def _custom_call(entry: Path) -> None:
+    data = entry.read_bytes()
+    size = int.from_bytes(data[len(MAGIC):len(MAGIC) + 4], "big")
+    program = data[len(MAGIC) + 4 + size:].partition(b"\n")[2]
+    _rewrite(entry, payload=b'["lapack_qgeqrf"]\n' + program)
+
+
+def _nested(depth: int) -> Callable[[Path], object]:
+    header = b"[" * depth + b"]" * depth
+    return lambda e: e.write_bytes(MAGIC + len(header).to_bytes(4, "big") + header)
+
+
+# Each way an entry can be damaged, foreign or odd: (spoil it, the warning, written over after).
+# Every one is ignored with a CacheWarning, never blocks, and never turns the cache off.
 DAMAGE = {
     "truncated": (lambda e: e.write_bytes(e.read_bytes()[: e.stat().st_size // 2]),
-                  "do not match their checksum"),
+                  "do not match their checksum", True),
     "garbage": (lambda e: e.write_bytes(np.random.default_rng(0).bytes(4000)),
-                "not a minilazy cache entry"),
-    "empty": (lambda e: e.write_bytes(b""), "not a minilazy cache entry"),
-    "bad header": (lambda e: e.write_bytes(diskcache.MAGIC + b"\0\0\0\5{{{{{"), "header"),
-    "other format": (lambda e: _rewrite(e, {"format": 99}), "format 99"),
+                "not a minilazy cache entry", True),
+    "empty": (lambda e: e.write_bytes(b""), "not a minilazy cache entry", True),
+    "magic only": (lambda e: e.write_bytes(MAGIC + b"\0\0"), "not a minilazy cache entry", True),
+    "bad header": (lambda e: e.write_bytes(MAGIC + b"\0\0\0\5{{{{{"), "header", True),
+    "header not an object": (lambda e: e.write_bytes(MAGIC + b"\0\0\0\3[1]"), "header", True),
+    "header length too big": (lambda e: e.write_bytes(MAGIC + b"\xff\xff\xff\xff{}"),
+                              "header length 4294967295", True),
+    "header nested 100000 deep": (_nested(100_000), "header", True),
+    "header nested 30000 deep": (_nested(30_000), "header is damaged", True),  # parsed: bounded
+    "other format": (lambda e: _rewrite(e, {"format": 99}), "format 99", True),
+    "format nested 500 deep": (lambda e: _rewrite(e, {"format": json.loads("[" * 500 + "]" * 500)}),
+                               "format \\[\\[", True),
     # An entry made elsewhere has another key: found under this name only if copied here.
     "other jax": (lambda e: _rewrite(e, {"key": "0" * 64}, {"jax": "0.0.1"}),
-                  "made for jax '0.0.1'"),
+                  "made for jax '0.0.1'", True),
     "other device kind": (lambda e: _rewrite(e, {"key": "1" * 64}, {"device_kind": "TPU v9"}),
-                          "device_kind 'TPU v9'"),
-    "payload not loadable": (lambda e: _rewrite(e, payload=b"not a pickle"), "cannot load"),
-    "payload damaged": (lambda e: _rewrite(e, payload=b"x" * 100, checksum=False), "checksum"),
+                          "device_kind 'TPU v9'", True),
+    "payload not loadable": (lambda e: _rewrite(e, payload=b"not a pickle"), "cannot load", True),
+    "payload damaged": (lambda e: _rewrite(e, payload=b"x" * 100, checksum=False), "checksum",
+                        True),
+    "unknown custom call": (_custom_call, "cannot bind", True),
+    "FIFO": (_fifo, "not a regular file", True),
+    "directory": (lambda e: _replace(e, Path.mkdir), "not a regular file", False),
+    "socket": (_socket, "No such device|not a regular file", True),
+    "device file": (_device, "not a regular file", True),
+    "link to /dev/zero": (lambda e: _replace(e, lambda p: p.symlink_to("/dev/zero")),
+                          "not a regular file", True),
+    "link to a huge file": (_huge, "more than the cache's limit", True),
+    "link to itself": (lambda e: _replace(e, lambda p: p.symlink_to(p)), "symbolic links", True),
+    "unreadable": (_unreadable, "Permission denied", True),
 }
 
 
 @pytest.mark.parametrize("damage", DAMAGE, ids=list(DAMAGE))
 def test_a_damaged_or_foreign_entry_is_ignored_with_a_warning(disk: Path, damage: str) -> None:
     entry = first_run(A)
-    spoil, message = DAMAGE[damage]
+    spoil, message, replaced = DAMAGE[damage]
     spoil(entry)
-    with pytest.warns(ml.CacheWarning, match=message):
+    with pytest.warns(ml.CacheWarning, match=message) as found:
         m = again(A)  # compiled again, with the right values
-    assert (m.compiles, m.disk_hits, m.disk_writes) == (1, 0, 1)  # and written over
-    with warnings.catch_warnings():
-        warnings.simplefilter("error", ml.CacheWarning)
-        assert again(A).disk_hits == 1
+    assert (m.compiles, m.disk_hits, m.disk_writes) == (1, 0, int(replaced))  # written over
+    assert ml.cache_dir() == disk, [str(w.message) for w in found]  # the cache is still on
+    if replaced:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ml.CacheWarning)
+            assert again(A).disk_hits == 1
+    else:  # still there: ignored again, the same way
+        with pytest.warns(ml.CacheWarning, match=message):
+            assert again(A).disk_hits == 0
 
 
 def test_an_entry_of_another_program_under_this_name_is_ignored(disk: Path) -> None:
@@ -255,14 +346,14 @@ def test_eviction_keeps_the_directory_near_its_limit(disk: Path) -> None:
 def test_keys_name_the_device_and_the_donation(disk: Path) -> None:
     x = ml.asarray(A)
     c = cut([(x + 1.0)._node], x.device)
-    name = runtime.disk_entry(c, (False,)).name
-    assert name == runtime.disk_entry(cut([(x + 1.0)._node], x.device), (False,)).name
-    assert name != runtime.disk_entry(c, (True,)).name
-    assert name != runtime.disk_entry(cut([(x + 2.0 * x)._node], x.device), (False,)).name
+    name = runtime_disk.disk_entry(c, (False,)).name
+    assert name == runtime_disk.disk_entry(cut([(x + 1.0)._node], x.device), (False,)).name
+    assert name != runtime_disk.disk_entry(c, (True,)).name
+    assert name != runtime_disk.disk_entry(cut([(x + 2.0 * x)._node], x.device), (False,)).name
     devices = ml.devices("cpu")
     if len(devices) > 1:
         y = x.to(devices[1])
-        assert name != runtime.disk_entry(cut([(y + 1.0)._node], y.device), (False,)).name
+        assert name != runtime_disk.disk_entry(cut([(y + 1.0)._node], y.device), (False,)).name
 
 
 @pytest.mark.skipif(len(ml.devices("cpu")) < 8, reason="needs 8 CPU devices (XLA_FLAGS)")

@@ -1,21 +1,25 @@
-"""Limits: deep graphs, huge shapes, long loops without barriers, and fork().
+"""Limits: deep graphs, huge shapes, long loops without barriers, many shapes, and fork().
 
 Nothing a user writes may crash the process: deep graphs run in depth bands (no recursion, no
 compiler stack overflow), shapes too big to exist raise ``ValueError`` at the call, the auto-cut
-counts only what live tensors reach, and a fork() child says why it cannot run JAX.
+counts only what live tensors reach, memory stays bounded however many shapes are compiled, and
+a fork() child says why it cannot run JAX.
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 
 import numpy as np
 import pytest
 
 import minilazy as ml
+from minilazy import cache
 
 
 def _chain(x: ml.Tensor, n: int) -> tuple[ml.Tensor, np.ndarray]:
@@ -139,3 +143,25 @@ def test_a_fork_child_gets_a_clear_error_at_its_first_barrier(tmp_path) -> None:
                          timeout=120)
     assert "child: minilazy cannot run in a process forked after JAX started" in out.stdout
     assert "parent: [4.0, 4.0, 4.0] 0" in out.stdout, out.stdout + out.stderr
+
+
+def test_memory_stays_bounded_through_hundreds_of_distinct_shapes(monkeypatch) -> None:
+    # A new shape is a new program (300 compiles, ~7 s). The LRU frees the programs it evicts,
+    # but JAX's own caches kept traces of every shape (~200 Python objects each, for ever; 39,000
+    # more here): counted as live objects, which (unlike RSS) do not depend on the allocator.
+    monkeypatch.setattr(cache.CACHE, "capacity", 8)  # full, and evicting, from the 9th shape
+
+    def run(shapes: range) -> int:
+        for n in shapes:
+            a = np.linspace(-1, 1, n, dtype=np.float32)
+            got = ml.tanh(ml.asarray(a) * 2.0) + 1.0
+            np.testing.assert_allclose(got.numpy(), np.tanh(a * np.float32(2)) + 1, atol=1e-6)
+        gc.collect()
+        return len(gc.get_objects())
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ml.RecompileWarning)  # a compile per step, on purpose
+        start = run(range(1, 101))
+        growth = run(range(101, 301)) - start
+    assert ml.metrics().compiles == 300
+    assert growth < 10_000, f"{growth} more live objects after 200 more shapes"

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
-from minilazy import diskcache, lowering, runtime
+from minilazy import diskcache, lowering, runtime, runtime_disk
 from minilazy.cut import Cut
 from minilazy.metrics import COUNTERS
 from minilazy.runtime import Compiled
@@ -21,6 +21,10 @@ from minilazy.runtime import Compiled
 
 class CompileCache:
     """A bounded LRU of compiled programs keyed by (cut key, donation mask).
+
+    Memory stays bounded whatever the number of distinct programs: at most ``capacity`` are
+    held, and each time as many have been evicted, JAX's own caches, which keep traces of
+    programs long evicted, are emptied too (:func:`minilazy.runtime.forget_traces`).
 
     Example:
         >>> cache = CompileCache(capacity=2)
@@ -30,6 +34,7 @@ class CompileCache:
 
     def __init__(self, capacity: int = 1024) -> None:
         self.capacity = capacity
+        self._evicted = 0  # programs evicted since JAX's own caches were last emptied
         self._entries: OrderedDict[tuple[int, tuple[bool, ...]], Compiled] = OrderedDict()
 
     def __len__(self) -> int:
@@ -55,9 +60,9 @@ class CompileCache:
         program the in-memory cache had to make), and a new one is written there.
         """
         start = time.perf_counter()
-        disk = runtime.disk_entry(c, donated) if diskcache.cache_dir() is not None else None
+        disk = runtime_disk.disk_entry(c, donated) if diskcache.cache_dir() is not None else None
         entry = None if disk is None else diskcache.load(
-            disk, lambda payload: runtime.deserialize(payload, disk, donated))
+            disk, lambda payload: runtime_disk.deserialize(payload, disk, donated))
         traced = 0.0
         if entry is None:
             begin = time.perf_counter()
@@ -65,7 +70,8 @@ class CompileCache:
             traced = time.perf_counter() - begin
             entry = runtime.compile_lowered(lowered, c.device, donated)
             made = entry.executable
-            if disk is not None and diskcache.save(disk, lambda: runtime.serialize(made, disk)):
+            if disk is not None and diskcache.save(
+                    disk, lambda: runtime_disk.serialize(made, disk)):
                 COUNTERS.disk_writes += 1
             COUNTERS.trace_seconds += traced
             COUNTERS.trace_times.append(traced)
@@ -79,6 +85,10 @@ class CompileCache:
         self._entries[(c.key, donated)] = entry
         while len(self._entries) > self.capacity:
             self._entries.popitem(last=False)
+            self._evicted += 1
+        if self._evicted >= self.capacity:  # JAX's caches still hold traces of what we evicted
+            self._evicted = 0
+            runtime.forget_traces()
         return entry
 
     def clear(self) -> None:

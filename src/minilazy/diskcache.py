@@ -5,9 +5,9 @@ module only when its in-memory LRU misses. :func:`program_text` writes the cut o
 (every node's op, attributes, shape, dtype and operand positions; the parameter layout; the
 outputs; the device). :func:`entry` hashes that with what else decides the program (JAX
 version, device kind, shardings) into a file name stable across processes, and :func:`load` /
-:func:`save` move the runtime's serialized executables in and out of entry files, written
-atomically. Never imports
-jax: the runtime serializes and deserializes executables.
+:func:`save` move the runtime's serialized executables in and out of entry files (their
+layout: :mod:`minilazy.diskformat`), written atomically. Never imports jax: the runtime
+serializes and deserializes executables.
 
 The directory must be trusted: loading an executable unpickles it, which can run code (as with
 JAX's own compilation cache). It is made with mode 0o700.
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 import tempfile
 import threading
@@ -29,12 +28,11 @@ from pathlib import Path
 from typing import Any, Final, NamedTuple, TypeVar
 
 from minilazy.cut import Cut
+from minilazy.diskformat import FORMAT, contents, pack, unpack
 
 T = TypeVar("T")
 ENV: Final = "MINILAZY_CACHE_DIR"
 SUFFIX: Final = ".program"
-MAGIC: Final = b"minilazy-program\n"
-FORMAT: Final = 1
 DEFAULT_MAX_BYTES: Final = 1 << 30
 _STALE_TEMP_S: Final = 3600.0  # a temporary file this old is a crashed writer's: removed
 
@@ -232,13 +230,14 @@ def read(key: str, about: Mapping[str, str]) -> bytes | None:
         return None
     path = directory / f"{key}{SUFFIX}"
     try:
-        data = path.read_bytes()
+        payload = unpack(contents(path, _STATE.max_bytes), key, about)
     except FileNotFoundError:
         return None
-    except OSError as e:  # not a directory, not readable: the cache cannot be used here
+    except NotADirectoryError as e:  # the cache cannot be used here
         _fail(directory, f"cannot read {path} ({e})")
         return None
-    payload = _unpack(data, key, about)
+    except (OSError, RecursionError) as e:  # an odd entry (a FIFO, a device, a deep header)
+        payload = f"{type(e).__name__}: {e}"
     if isinstance(payload, str):
         warn(f"ignored {path}: {payload}; compiling instead")
         return None
@@ -268,8 +267,11 @@ def load(e: Entry, deserialize: Callable[[bytes], T]) -> T | None:
         return None
 
 
-def save(e: Entry, serialize: Callable[[], bytes]) -> bool:
+def save(e: Entry, serialize: Callable[[], bytes | None]) -> bool:
     """Write the payload ``serialize`` makes as entry ``e``; ``False`` if it could not be.
+
+    ``serialize`` returns ``None`` for a program that must not be kept (the runtime says which:
+    one calling a kernel that a process loading it could not bind): not written, not warned of.
 
     Example:
         >>> save(Entry("0" * 64, {}, (), 0, 1), lambda: b"") in (True, False)
@@ -280,31 +282,7 @@ def save(e: Entry, serialize: Callable[[], bytes]) -> bool:
     except Exception as err:  # a program that cannot be serialized still runs
         warn(f"cannot serialize this program ({type(err).__name__}: {err})")
         return False
-    return write(e.name, payload, e.about)
-
-
-def _unpack(data: bytes, key: str, about: Mapping[str, str]) -> bytes | str:
-    """The payload, or why the entry cannot be used."""
-    start = len(MAGIC) + 4
-    if not data.startswith(MAGIC) or len(data) < start:
-        return "not a minilazy cache entry (truncated, or other bytes)"
-    size = int.from_bytes(data[len(MAGIC):start], "big")
-    try:
-        header = json.loads(data[start:start + size])
-        found, made, digest = header["key"], header["about"], header["sha256"]
-    except (ValueError, TypeError, KeyError):
-        return "its header is damaged"
-    if header.get("format") != FORMAT:
-        return f"it has format {header.get('format')!r}, this minilazy reads {FORMAT}"
-    if found != key:
-        differ = [f"{k} {made.get(k)!r} (here {v!r})" for k, v in about.items()
-                  if made.get(k) != v] if isinstance(made, dict) else []
-        return ("it was made for " + ", ".join(differ) if differ else
-                "it holds another program (its key does not match its name)")
-    payload = data[start + size:]
-    if hashlib.sha256(payload).hexdigest() != digest:
-        return "its contents do not match their checksum (truncated or damaged)"
-    return payload
+    return payload is not None and write(e.name, payload, e.about)
 
 
 def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
@@ -312,30 +290,33 @@ def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
 
     Written to a temporary file in the directory, then renamed over the entry: a reader, or
     another process writing the same entry, never sees half a file. A directory that cannot be
-    written is warned about once, and not used again until :func:`set_cache_dir`.
+    written is warned about once, and not used again until :func:`set_cache_dir`; an entry
+    that cannot be replaced (a directory in its place) is warned about. An entry larger than
+    the cache's limit is not written (it could not be read).
 
     Example:
         >>> write("0" * 64, b"", {}) in (True, False)
         True
     """
-    directory = cache_dir()
-    if directory is None:
+    directory, data = cache_dir(), pack(key, payload, about)
+    if directory is None or len(data) > _STATE.max_bytes:
         return False
-    header = json.dumps({"format": FORMAT, "key": key, "about": dict(about),
-                         "sha256": hashlib.sha256(payload).hexdigest()}).encode()
-    temp = None
+    temp, path = None, directory / f"{key}{SUFFIX}"
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
-            f.write(MAGIC + len(header).to_bytes(4, "big") + header + payload)
-        os.replace(temp, directory / f"{key}{SUFFIX}")
+            f.write(data)
+        os.replace(temp, path)
     except OSError as e:
         if temp is not None:
             _remove(temp)
-        _fail(directory, f"cannot write to {directory} ({e})")
+        if os.path.lexists(path) and not os.path.isfile(path):
+            warn(f"cannot replace {path} ({e})")  # the entry's trouble, not the directory's
+        else:
+            _fail(directory, f"cannot write to {directory} ({e})")
         return False
-    _evict(directory, len(payload) + len(header))
+    _evict(directory, len(data))
     return True
 
 
@@ -366,7 +347,7 @@ def _evict(directory: Path, added: int) -> None:
         with os.scandir(directory) as it:
             for e in it:
                 try:
-                    info = e.stat()
+                    info = e.stat(follow_symlinks=False)  # a link's own size
                 except OSError:  # removed meanwhile (by another process's eviction)
                     continue
                 if e.name.startswith(".tmp-") and now - info.st_mtime > _STALE_TEMP_S:

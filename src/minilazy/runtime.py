@@ -2,9 +2,10 @@
 
 Eighth layer; with the lowering the only one that imports jax. Devices are JAX platforms
 (``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.ir.Device` values; in a run of
-several processes, every process's. Compiled programs (and their bytes for the persistent cache)
-go to the compile cache (:mod:`minilazy.cache`). Execution is asynchronous (JAX dispatch):
-results are device buffers that host transfers wait on.
+several processes, every process's. Compiled programs go to the compile cache
+(:mod:`minilazy.cache`); their bytes for the persistent cache, to and from
+:mod:`minilazy.runtime_disk`. Execution is asynchronous (JAX dispatch): results are device
+buffers that host transfers wait on.
 """
 
 from __future__ import annotations
@@ -15,13 +16,11 @@ from dataclasses import dataclass
 from typing import Any, Final, cast
 
 import jax
-import jaxlib.version
 import numpy as np
-from jax.experimental import multihost_utils, serialize_executable
+from jax.experimental import multihost_utils
 
-from minilazy import cluster, diskcache, lowering
+from minilazy import cluster
 from minilazy.attrs import Sharding
-from minilazy.cut import Cut
 from minilazy.device import Mesh
 from minilazy.ir import Device
 from minilazy.lowering import MESHES, jax_device, named
@@ -237,8 +236,6 @@ def wait(buffer: Any) -> None:
 
 
 _LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped in jax
-_SAVE: Final = cast(Callable[[Any], tuple[bytes, Any, Any]], serialize_executable.serialize)
-_LOAD: Final = cast(Callable[..., Any], serialize_executable.deserialize_and_load)  # untyped
 
 
 def is_deleted(buffer: Any) -> bool:
@@ -303,6 +300,20 @@ def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()
     return compiled(executable, donated)
 
 
+def forget_traces() -> None:
+    """Empty JAX's own in-memory caches of traces and programs (``jax.clear_caches()``).
+
+    The lowering rules call JAX's NumPy functions, each jitted: JAX keeps a trace of each for
+    every shape it meets, bounded by count only, or not at all, long after the compile cache has
+    evicted (and freed) the program. The compile cache calls this when it has evicted as many
+    programs as it holds. The process's own JAX functions then trace and compile again.
+
+    Example:
+        >>> forget_traces()
+    """
+    cast(Callable[[], None], jax.clear_caches)()  # untyped in jax
+
+
 def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
     """The :class:`Compiled` of an XLA executable, with its placements when on a mesh."""
     ins = executable.input_shardings[0]
@@ -326,39 +337,6 @@ def placed(sharding: Any, ndim: int, mesh: Mesh) -> Sharding | None:
     names = [() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in spec]
     return Sharding(mesh, tuple(tuple(mesh.axis_names.index(n) for n in d if mesh.size(n) > 1)
                                 for d in names))
-
-
-def disk_entry(c: Cut, donated: tuple[bool, ...]) -> diskcache.Entry:
-    """The persistent cache's entry for ``c``: its key covers JAX, the devices, the processes."""
-    d, mesh = jax_device(c.device), c.mesh
-    with jax.enable_x64(True):
-        params = lowering.abstract_params(c)
-    about = {"jax": jax.__version__, "jaxlib": jaxlib.version.__version__, "platform": d.platform,
-             "device_kind": d.device_kind, "platform_version": d.client.platform_version}
-    return diskcache.entry(c, donated, about, [(p.shape, p.dtype, p.sharding) for p in params],
-                           (d,) if mesh is None else tuple(jax_device(x) for x in mesh.devices),
-                           f"process {jax.process_index()} of {jax.process_count()}")
-
-
-def _trees(e: diskcache.Entry) -> tuple[Any, Any]:
-    # The executable's argument and result pytrees: (params, {}) and a tuple of results.
-    return (jax.tree_util.tree_structure((tuple(range(e.inputs)), {})),
-            jax.tree_util.tree_structure(tuple(range(e.outputs))))
-
-
-def serialize(executable: Any, e: diskcache.Entry) -> bytes:
-    """An executable as bytes for the persistent cache (checked against how it will load)."""
-    payload, *trees = _SAVE(executable)
-    if tuple(trees) != _trees(e):
-        raise ValueError(f"pytrees {trees}, where loading assumes {_trees(e)}")
-    return payload
-
-
-def deserialize(payload: bytes, e: diskcache.Entry, donated: tuple[bool, ...]) -> Compiled:
-    """An executable back from the persistent cache, loaded onto its own devices."""
-    with jax.enable_x64(True):  # on its own devices: else it expects a shard on every device
-        executable = _LOAD(payload, *_trees(e), e.devices[0].client, e.devices)
-        return compiled(executable, donated)
 
 
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
