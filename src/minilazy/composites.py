@@ -33,6 +33,7 @@ from minilazy.elementwise import (
     sqrt,
     where,
 )
+from minilazy.infer import normalize_axis
 from minilazy.ir import Device
 from minilazy.reductions import sum as reduce_sum
 from minilazy.shaping import concat
@@ -205,7 +206,8 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         >>> ml.vecdot(ml.asarray([[1, 2], [3, 4]]), ml.asarray([1, 1])).tolist()
         [3, 7]
     """
-    n = min(x1.ndim, x2.ndim)
+    normalize_axis("vecdot", axis, max(x1.ndim, x2.ndim))  # an int, or TypeError / AxisError
+    n, axis = min(x1.ndim, x2.ndim), int(axis)
     if axis >= 0 and x1.ndim == x2.ndim:
         axis -= n
     if not -n <= axis < 0:
@@ -245,13 +247,11 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
     """
     if n < 0:
         raise ValueError(f"diff: n must be >= 0, got {n}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ValueError(f"diff: axis {axis} is out of range for shape {x.shape}")
+    ax = normalize_axis("diff", axis, x.ndim)
     if n == 0:  # NumPy returns x itself then, prepend and append ignored
         return x
     parts = [t for t in (prepend, x, append) if t is not None]
-    out = concat(parts, axis=axis) if len(parts) > 1 else x
-    ax = axis % x.ndim
+    out = concat(parts, axis=ax) if len(parts) > 1 else x
     for _ in range(n):
         head = (slice(None),) * ax
         later, earlier = out[(*head, slice(1, None))], out[(*head, slice(None, -1))]

@@ -2,15 +2,18 @@
 
 Part of the op-rules layer. ``x[key]`` is recorded as one ``GETITEM`` node whose attrs are a
 normalised :class:`~minilazy.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
-start/size/step), and whose extra operands are the integer index arrays. Static ints are
-bounds-checked here, at the call; values of index *arrays* are data, so out-of-range entries are
-clamped (implementation-defined, like XLA's gather). A boolean mask stands for the index arrays
-of its True entries, as in NumPy: a mask on the device is read by a counted host fallback, and
-the gather with its positions stays recorded (and differentiable). Never imports jax.
+start/size/step), and whose extra operands are the integer index arrays. Indices known on the
+host (ints, lists, NumPy arrays) are bounds-checked here, at the call; the values of index
+*tensors* are data, so out-of-range entries are clamped when read and dropped when written
+(implementation-defined, like XLA's gather and scatter). A boolean mask stands for the index
+arrays of its True entries, as in NumPy: a mask on the device is read by a counted host
+fallback, and the gather with its positions stays recorded (and differentiable); a 0-d boolean
+(``x[True]``) is a new axis of length 1 or 0 (:func:`scalar_bools`). Never imports jax.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any, TypeAlias, assert_never
@@ -42,11 +45,14 @@ Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, An
 Record: TypeAlias = "Callable[[Op, tuple[Node, ...], Attrs, Device], Tensor]"
 
 
-def _host_index(k: np.ndarray[Any, Any], axis: int, n: int) -> None:
-    """Check an index array known on the host (a list, a NumPy array) as NumPy does."""
+def _integer_index(k: np.ndarray[Any, Any]) -> None:
     if k.dtype.kind not in "iu":
         raise IndexError(f"arrays used as indices must be of integer (or boolean) type, got "
                          f"{k.dtype}")
+
+
+def _in_bounds(k: np.ndarray[Any, Any], axis: int, n: int) -> None:
+    """Check the values of an index array known on the host (a list, a NumPy array), as NumPy."""
     if k.size:
         low, high = int(k.min()), int(k.max())
         if low < -n or high >= n:  # its values are known now: raise at the call, like NumPy
@@ -67,12 +73,75 @@ def check_mask(shape: Shape, axis: int, mask: Shape) -> None:
         ...
         IndexError: boolean index did not match indexed array along axis 0; size of axis is 3 ...
     """
-    if not mask:  # x[True] adds an axis in NumPy: a different thing, and rarely meant
-        raise UnsupportedError("boolean scalar indices are not supported")
+    if not mask:  # x[True]: scalar_bools makes it an axis first; here it would be a bug
+        raise UnsupportedError("0-d boolean indices go through scalar_bools first")
     for i, (n, m) in enumerate(zip(shape[axis:], mask)):
         if n != m:
             raise IndexError(f"boolean index did not match indexed array along axis {axis + i}; "
                              f"size of axis is {n} but size of corresponding boolean axis is {m}")
+
+
+def _is_bool0(k: Any) -> bool:
+    """Whether ``k`` is a 0-d boolean index: ``True``, ``np.True_``, a 0-d mask array or tensor."""
+    return isinstance(k, (bool, np.bool_)) or (_is_mask(k) and k.ndim == 0)
+
+
+def _consumed(k: Any) -> int:
+    """How many of the indexed array's axes the key item ``k`` uses up (NumPy's count)."""
+    if k is None or k is Ellipsis or _is_bool0(k):
+        return 0
+    if isinstance(k, list):
+        k = np.asarray(k)
+    return k.ndim if _is_mask(k) else 1
+
+
+def _too_many(shape: Shape, consumed: int) -> None:
+    if consumed > len(shape):
+        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
+                         f"{consumed} were indexed")
+
+
+def scalar_bools(x: Tensor, key: Any, record: Record, op: str = "getitem") -> tuple[Tensor, Any]:
+    """``x`` and ``key`` with NumPy's 0-d boolean indices (``x[True]``) made ordinary ones.
+
+    NumPy reads a 0-d boolean in a key as a new axis of length 1 there, indexed by
+    ``nonzero(b)``: ``[0]`` for True, ``[]`` for False, so ``x[True]`` has shape ``(1, ...)`` and
+    ``x[False]`` ``(0, ...)``. So ``x`` gets that axis (a recorded reshape, free) and the boolean
+    becomes the slice ``0:1`` or ``0:0`` on it, or the index array ``[0]`` or ``[]`` when the key
+    has integers or index arrays (which it then broadcasts with, as in NumPy). A 0-d boolean
+    *tensor*'s value decides the shape: it is read on the host (a counted fallback named
+    ``op``). Without 0-d booleans, ``x`` and ``key`` come back as they are.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.tracer import record
+        >>> y, key = scalar_bools(ml.ones((2, 3)), (False, 1), record)
+        >>> y.shape, key
+        ((1, 2, 3), (array([], dtype=int64), 1))
+    """
+    items = key if type(key) is tuple else (key,)
+    if not any(_is_bool0(k) for k in items):  # the common case: nothing to do
+        return x, key
+    uses = [_consumed(k) for k in items]
+    _too_many(x.shape, sum(uses))
+    tensors = [k for k in items if _is_bool0(k)
+               and not isinstance(k, bool | np.generic | np.ndarray)]
+    read = {id(t): v for t, v in zip(tensors, host_values(op, tensors))} if tensors else {}
+    # the new axes' positions among x's: after the axes the items before use up, or, after an
+    # ellipsis, before those that the items after it use up
+    ellipsis = next((i for i, k in enumerate(items) if k is Ellipsis), len(items))
+    where = [sum(uses[:i]) if i < ellipsis else len(x.shape) - sum(uses[i:])
+             for i in range(len(items))]
+    lone = sum(map(_is_bool0, items)) == 1 and all(
+        k is None or k is Ellipsis or isinstance(k, slice) or _is_bool0(k) for k in items)
+    shape, out = list(x.shape), list(items)
+    for i in reversed(range(len(items))):  # right to left: earlier positions stay valid
+        k = items[i]
+        if _is_bool0(k):
+            n = int(bool(read[id(k)] if id(k) in read else k))
+            shape.insert(where[i], 1)
+            out[i] = slice(0, n) if lone else np.zeros(n, np.intp)
+    return record(Op.RESHAPE, (x._node,), ToShape(tuple(shape)), x.device), tuple(out)
 
 
 def index_spec(shape: Shape, key: Sequence[Item],
@@ -80,8 +149,9 @@ def index_spec(shape: Shape, key: Sequence[Item],
                op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
     """Normalise ``key`` for an array of ``shape``: the spec attrs and the index-array operands.
 
-    Index arrays on the host (NumPy arrays) are bounds-checked here, then made device data by
-    ``to_node``; index arrays on the device (nodes) are data, clamped when out of range. A
+    Index arrays on the host (NumPy arrays) are bounds-checked here where they select something
+    (as NumPy), then made device data by ``to_node``; index arrays on the device (nodes) are
+    data (LZ-NUM-005). 0-d booleans are :func:`scalar_bools`' business, before this. A
     boolean mask is the index arrays of its True entries (NumPy's rule): a NumPy mask is read
     here, a mask tensor by one counted host fallback named ``op``, once the whole key is checked.
 
@@ -91,16 +161,14 @@ def index_spec(shape: Shape, key: Sequence[Item],
     """
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(getattr(k, "ndim", 1) if _is_mask(k) else 1 for k in key
-                   if k is not None and k is not Ellipsis)
-    if consumed > len(shape):
-        raise IndexError(f"too many indices for array: array is {len(shape)}-dimensional, but "
-                         f"{consumed} were indexed")
+    consumed = sum(map(_consumed, key))
+    _too_many(shape, consumed)
     spec: list[Entry] = []
     # Index arrays in operand order: nodes, host arrays (made nodes last: an error in a later
     # item then sends nothing), or (mask, axis) of a mask tensor, read once the key is checked.
     arrays: list[Node | np.ndarray[Any, Any] | tuple[int, int]] = []
     masks: list[Tensor] = []
+    bounds: list[tuple[np.ndarray[Any, Any], int, int]] = []  # host arrays, their axes and sizes
     axis = 0
     for k in key:
         if k is Ellipsis:
@@ -120,7 +188,8 @@ def index_spec(shape: Shape, key: Sequence[Item],
         elif isinstance(k, np.ndarray):
             if k.size == 0 and k.dtype.kind == "f":
                 k = k.astype(np.intp)  # `[]`: NumPy reads an empty index list so
-            _host_index(k, axis, shape[axis])
+            _integer_index(k)
+            bounds.append((k, axis, shape[axis]))
             spec.append(Take(len(arrays)))
             arrays.append(k)
             axis += 1
@@ -131,13 +200,15 @@ def index_spec(shape: Shape, key: Sequence[Item],
             spec.append(Take(len(arrays)))
             arrays.append(k)
             axis += 1
-        elif isinstance(k, slice):
+        elif isinstance(k, slice):  # Python clamps huge starts and stops, as NumPy does
             r = range(*k.indices(shape[axis]))
-            spec.append(Span(r.start, len(r), abs(r.step), r.step < 0) if len(r) else
-                        Span(0, 0, 1, False))
+            # up to one element: the step does not matter, and a huge one would not fit in XLA's
+            # int64 strides (x[::2**63])
+            spec.append(Span(r.start, len(r), abs(r.step), r.step < 0) if len(r) > 1 else
+                        Span(r.start if len(r) else 0, len(r), 1, False))
             axis += 1
-        elif isinstance(k, bool):
-            raise UnsupportedError("boolean scalar indices are not supported")
+        elif isinstance(k, bool):  # not an int 0 or 1: scalar_bools lifts it, before this
+            raise UnsupportedError("0-d boolean indices go through scalar_bools first")
         elif isinstance(k, int):
             n = shape[axis]
             if not -n <= k < n:
@@ -152,6 +223,15 @@ def index_spec(shape: Shape, key: Sequence[Item],
             masks.append(k)
             axis += k.ndim
     spec.extend(Span(0, shape[a], 1, False) for a in range(axis, len(shape)))
+    # NumPy checks the values of index arrays only where they select something (a mask
+    # tensor's selection is unknown yet: counted as something)
+    known = [i.shape for i in arrays if not isinstance(i, tuple)]
+    try:
+        selects = bool(masks) or math.prod(np.broadcast_shapes(*known)) > 0
+    except ValueError:  # they do not broadcast: NumPy's IndexError, from index_shape
+        selects = True
+    for host, at, size in bounds if selects else ():
+        _in_bounds(host, at, size)
     where = [np.nonzero(m) for m in host_values(op, masks)] if masks else []
     nodes: list[Node] = []
     for a in arrays:

@@ -12,7 +12,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 from functools import cache, lru_cache
-from typing import Final
+from typing import Final, SupportsIndex
 
 import numpy as np
 
@@ -135,6 +135,25 @@ def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
     if len(set(out)) != len(out):
         raise ValueError(f"{op_name}: duplicate value in axis {axes}")
     return tuple(sorted(out))
+
+
+def normalize_axis(op_name: str, axis: object, ndim: int) -> int:
+    """One axis (of sort, concat, take...), made non-negative.
+
+    A tuple, float or bool is NumPy's ``TypeError`` ("an integer is required"); an int out of
+    range, however large, ``AxisError``.
+
+    Example:
+        >>> normalize_axis("sort", -1, 3)
+        2
+    """
+    try:
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, SupportsIndex):
+            raise TypeError
+        (a,) = normalize_axes(op_name, operator.index(axis), ndim)
+    except TypeError:  # (operator.index refuses an array of more than one element)
+        raise TypeError(f"{op_name}: an integer is required for the axis, got {axis!r}") from None
+    return a
 
 
 Rule = Callable[[Op, tuple[Node, ...], Attrs], tuple[Shape, DType]]

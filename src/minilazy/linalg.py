@@ -35,7 +35,7 @@ from minilazy.factorizations import (
     svd,
     svdvals,
 )
-from minilazy.infer import broadcast_shapes, describe, normalize_axes
+from minilazy.infer import broadcast_shapes, describe, normalize_axes, normalize_axis
 from minilazy.reductions import matmul, tensordot
 from minilazy.reductions import max as reduce_max
 from minilazy.reductions import min as reduce_min
@@ -245,7 +245,7 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         [0, 0, 1]
     """
     shape = broadcast_shapes("linalg.cross", tuple(x1.shape), tuple(x2.shape))
-    (a,) = normalize_axes("linalg.cross", axis, len(shape))
+    a = normalize_axis("linalg.cross", axis, len(shape))
     if x1.shape[a - len(shape)] != 3 or x2.shape[a - len(shape)] != 3:
         raise ValueError(f"linalg.cross: axis {axis} must have size 3 in both operands, got "
                          f"{describe(x1._node)} and {describe(x2._node)}")

@@ -15,7 +15,7 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.fallback import host_values
-from minilazy.infer import broadcast_shapes, normalize_axes
+from minilazy.infer import broadcast_shapes, normalize_axis
 from minilazy.shaping import broadcast_to, concat, permute_dims, reshape, take
 from minilazy.tracer import Tensor
 
@@ -23,13 +23,8 @@ from minilazy.tracer import Tensor
 def _axes(name: str, axes: int | Sequence[int], ndim: int, unique: bool = True
           ) -> tuple[int, ...]:
     """Axes in the order given, made non-negative (``normalize_axes`` sorts; order matters)."""
-    given = (axes,) if isinstance(axes, int) else tuple(axes)
-    out = tuple(operator.index(a) for a in given)
-    for a in out:
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(f"{name}: axis {a} is out of bounds for array of "
-                                          f"dimension {ndim}")
-    out = tuple(a % ndim for a in out)
+    given = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    out = tuple(normalize_axis(name, a, ndim) for a in given)
     if unique and len(set(out)) != len(out):
         raise ValueError(f"{name}: repeated axis in {axes}")
     return out
@@ -107,7 +102,7 @@ def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
         >>> [t.tolist() for t in ml.unstack(ml.asarray([[1, 2], [3, 4]]), axis=1)]
         [[1, 3], [2, 4]]
     """
-    (a,) = _axes("unstack", axis, x.ndim)
+    a = normalize_axis("unstack", axis, x.ndim)
     head = (slice(None),) * a
     return tuple(x[(*head, i)] for i in range(x.shape[a]))
 
@@ -151,7 +146,7 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
     """
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    (a,) = normalize_axes("repeat", axis, x.ndim)
+    a = normalize_axis("repeat", axis, x.ndim)
     if isinstance(repeats, Tensor):
         if repeats.dtype not in dtypes.INTEGER:
             raise TypeError(f"repeat: repeats must be integers, got {repeats.dtype}")
@@ -185,7 +180,8 @@ def roll(x: Tensor, /, shift: int | tuple[int, ...], *,
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
     axes = _axes("roll", axis, x.ndim, unique=False)  # as NumPy, a repeated axis rolls twice
-    shifts = (shift,) * len(axes) if isinstance(shift, int) else tuple(shift)
+    given = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    shifts = tuple(operator.index(s) for s in given)  # huge ones too: only s % n matters
     if len(shifts) != len(axes):
         raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
     out = x

@@ -21,7 +21,7 @@ from minilazy.convolution import conv
 from minilazy.creation import arange, full
 from minilazy.elementwise import abs as absolute
 from minilazy.elementwise import exp, log, sqrt, tanh, where
-from minilazy.infer import describe
+from minilazy.infer import describe, normalize_axis
 from minilazy.ir import ShapeError
 from minilazy.random import bernoulli
 from minilazy.reductions import argmax, mean
@@ -198,8 +198,7 @@ def gelu(x: Tensor, *, approximate: Literal["none", "tanh"] = "none") -> Tensor:
 def _softmax_axis(name: str, x: Tensor, axis: int) -> None:
     if x.dtype not in dtypes.FLOATING:
         raise TypeError(f"{name}: expects a floating tensor, got {describe(x._node)}")
-    if not -x.ndim <= axis < x.ndim:
-        raise ShapeError(f"{name}: axis {axis} is out of range for {describe(x._node)}")
+    normalize_axis(name, axis, x.ndim)  # one int axis, or NumPy's TypeError / AxisError
 
 
 def softmax(x: Tensor, axis: int = -1) -> Tensor:

@@ -16,7 +16,7 @@ from minilazy.attrs import NONE, Axis, Contract, Reduce, Scan, ToShape
 from minilazy.creation import full
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import astype
-from minilazy.infer import describe, normalize_axes
+from minilazy.infer import describe, normalize_axes, normalize_axis
 from minilazy.ir import Op
 from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
@@ -98,6 +98,8 @@ def argmax(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> 
         >>> ml.argmax(ml.asarray([1, 5, 2])).item()
         1
     """
+    if axis is not None:  # one axis, as NumPy (a 0-d x takes 0 or -1, as in NumPy)
+        normalize_axis("argmax", axis, x.ndim or 1)
     return _reduce(Op.ARGMAX, x, axis, keepdims)
 
 
@@ -109,6 +111,8 @@ def argmin(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> 
         >>> ml.argmin(ml.asarray([[3, 1], [0, 2]]), axis=1).tolist()
         [1, 0]
     """
+    if axis is not None:
+        normalize_axis("argmin", axis, x.ndim or 1)
     return _reduce(Op.ARGMIN, x, axis, keepdims)
 
 
@@ -154,7 +158,7 @@ def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | 
             raise ValueError(f"cumulative_sum: axis is required for {describe(x._node)}, which "
                              "has more than one dimension")
         axis = 0
-    (a,) = normalize_axes("cumulative_sum", axis, x.ndim)
+    a = normalize_axis("cumulative_sum", axis, x.ndim)
     d = None if dtype is None else dtypes.canonical(dtype)
     scanned = record(Op.CUMSUM, (x._node if d is None else astype(x, d)._node,), Scan(a, False),
                      x.device)

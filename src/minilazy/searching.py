@@ -175,8 +175,8 @@ def searchsorted(x1: TensorLike, x2: TensorLike, /, *, side: Literal["left", "ri
     of comparisons, ``sum(x1 < v)`` per value (``<=`` for ``side="right"``), with NaN sorting
     last as in NumPy. That is O(len(x1) * x2.size) work, fused by XLA into one reduction with
     no temporary; exact, differentiable nowhere (an integer result). ``sorter`` (indices that
-    sort ``x1``) is applied with ``take``. Both inputs are first cast to their common dtype, as
-    NumPy does.
+    sort ``x1``) is applied with ``take``, so host indices out of range raise ``IndexError`` (NumPy
+    reads past ``x1`` instead). Both inputs are first cast to their common dtype, as NumPy does.
 
     Example:
         >>> import minilazy as ml

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 from minilazy import dtypes
 from minilazy.attrs import Axes, Axis, Iota, Permute, ToShape
 from minilazy.elementwise import where
-from minilazy.infer import broadcast_shapes, describe, integers, normalize_axes
+from minilazy.infer import broadcast_shapes, describe, integers, normalize_axes, normalize_axis
 from minilazy.ir import Op, ShapeError
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
@@ -67,16 +70,24 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
     return x.mT
 
 
-def expand_dims(x: Tensor, /, axis: int = 0) -> Tensor:
-    """``x`` with a new axis of length 1 inserted at ``axis``.
+def expand_dims(x: Tensor, /, axis: int | Sequence[int] = 0) -> Tensor:
+    """``x`` with a new axis of length 1 inserted at ``axis`` (or at each of a tuple of axes).
+
+    Axes count in the result, as in NumPy: ``expand_dims(x, (0, -1))`` adds a first and a last.
 
     Example:
         >>> import minilazy as ml
         >>> ml.expand_dims(ml.ones((2, 3)), axis=-1).shape
         (2, 3, 1)
+        >>> ml.expand_dims(ml.ones((2, 3)), axis=(0, -1)).shape
+        (1, 2, 3, 1)
     """
-    (a,) = normalize_axes("expand_dims", axis, x.ndim + 1)
-    return reshape(x, (*x.shape[:a], 1, *x.shape[a:]))
+    if isinstance(axis, (tuple, list)):
+        axes = normalize_axes("expand_dims", axis, x.ndim + len(axis))
+    else:
+        axes = (normalize_axis("expand_dims", axis, x.ndim + 1),)
+    old = iter(x.shape)
+    return reshape(x, tuple(1 if i in axes else next(old) for i in range(x.ndim + len(axes))))
 
 
 def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
@@ -89,7 +100,7 @@ def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
     """
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
-    elif x.ndim == 0 and axis in (0, -1):
+    elif x.ndim == 0 and not isinstance(axis, bool) and axis in (0, -1):
         axes = ()  # NumPy lets axis 0 name a 0-d array's (absent) axis here
     else:
         axes = normalize_axes("squeeze", axis, x.ndim)
@@ -128,7 +139,7 @@ def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
         axis = 0
     elif first.ndim == 0:
         raise ValueError("concat: zero-dimensional tensors cannot be concatenated")
-    (a,) = normalize_axes("concat", axis, arrays[0].ndim)
+    a = normalize_axis("concat", axis, arrays[0].ndim)
     nodes = tuple(as_node(t, first.device) for t in arrays)
     return record(Op.CONCAT, nodes, Axis(a), first.device)
 
@@ -143,6 +154,7 @@ def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
     """
     if not arrays:
         raise ValueError("stack: needs at least one tensor")
+    normalize_axis("stack", axis, arrays[0].ndim + 1)  # an int: expand_dims takes tuples too
     shapes = {t.shape for t in arrays}
     if len(shapes) > 1:
         raise ShapeError(f"stack: all tensors must have the same shape, got "
@@ -162,23 +174,45 @@ def flip(x: Tensor, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
     return record(Op.FLIP, (x._node,), Axes(axes), x.device)
 
 
+def _host_indices(name: str, indices: TensorLike) -> Tensor | np.ndarray[Any, Any]:
+    """A tensor of indices as it is; host indices (an int, a list, an array) kept on the host.
+
+    Kept there, their values are known when the gather is recorded, so indexing checks them
+    against the axis (``IndexError`` at the call, as NumPy); a tensor's are data (LZ-NUM-005).
+    """
+    if isinstance(indices, Tensor):
+        kind = "iu" if indices.dtype in dtypes.INTEGER else "?"
+        dtype = describe(indices._node)
+    else:
+        indices = np.asarray(indices)
+        if indices.size == 0 and indices.dtype.kind == "f":
+            indices = indices.astype(np.intp)  # `[]`: NumPy reads an empty index list so
+        kind, dtype = indices.dtype.kind, f"{indices.dtype}{list(indices.shape)}"
+    if kind not in "iu":
+        raise TypeError(f"{name}: indices must be integers, got {dtype}")
+    return indices
+
+
 def take(x: Tensor, indices: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (of the flattened ``x`` if None).
 
-    Out-of-range index values are clamped (they are data, unknown when recorded).
+    Indices known on the host (a Python int, a list, a NumPy array) are checked at the call: one
+    out of range raises ``IndexError``, as in NumPy. An index *tensor*'s values are data, unknown
+    when recorded: out-of-range ones are clamped into range (LZ-NUM-005).
 
     Example:
         >>> import minilazy as ml
         >>> ml.take(ml.asarray([[1, 2], [3, 4]]), ml.asarray([1, 0]), axis=1).tolist()
         [[2, 1], [4, 3]]
+        >>> ml.take(ml.asarray([1, 2]), 2)
+        Traceback (most recent call last):
+        ...
+        IndexError: index 2 is out of bounds for axis 0 with size 2
     """
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
-    idx = indices if isinstance(indices, Tensor) else Tensor(as_node(indices, x.device), x.device)
-    if idx.dtype not in dtypes.INTEGER:
-        raise TypeError(f"take: indices must be integers, got {describe(idx._node)}")
-    (a,) = normalize_axes("take", axis, x.ndim)
-    return x[(slice(None),) * a + (idx,)]
+    a = normalize_axis("take", axis, x.ndim)
+    return x[(slice(None),) * a + (_host_indices("take", indices),)]
 
 
 def _counting(shape: tuple[int, ...], axis: int, x: Tensor) -> Tensor:
@@ -222,12 +256,13 @@ def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
     return _band("triu", x, k, lower=False)
 
 
-def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
+def take_along_axis(x: Tensor, indices: TensorLike, /, *, axis: int = -1) -> Tensor:
     """Elements of ``x`` picked along ``axis`` by ``indices``, which has as many axes as ``x``.
 
     As NumPy's ``np.take_along_axis``: the other axes of ``x`` and ``indices`` broadcast. Recorded
     as one integer-array index (an iota per other axis), so its gradient is getitem's
-    scatter-add. Out-of-range index values are clamped (they are data, unknown when recorded).
+    scatter-add. Host indices (a list, a NumPy array) out of range raise ``IndexError`` at the
+    call; an index tensor's values are data: out-of-range ones are clamped (LZ-NUM-005).
 
     Example:
         >>> import minilazy as ml
@@ -235,19 +270,21 @@ def take_along_axis(x: Tensor, indices: Tensor, /, *, axis: int = -1) -> Tensor:
         >>> ml.take_along_axis(x, ml.asarray([[0], [2]]), axis=1).tolist()
         [[10], [50]]
     """
-    if indices.dtype not in dtypes.INTEGER:
-        raise IndexError(f"take_along_axis: indices must be integers, got "
-                         f"{describe(indices._node)}")
-    if indices.ndim != x.ndim:
-        raise ValueError(f"take_along_axis: indices {describe(indices._node)} and x "
-                         f"{describe(x._node)} must have the same number of dimensions")
-    (a,) = normalize_axes("take_along_axis", axis, x.ndim)
+    try:
+        index = _host_indices("take_along_axis", indices)
+    except TypeError as e:  # NumPy's error type for a non-integer index
+        raise IndexError(str(e)) from None
+    shown = describe(index._node) if isinstance(index, Tensor) else f"{index.dtype}{index.shape}"
+    if index.ndim != x.ndim:
+        raise ValueError(f"take_along_axis: indices {shown} and x {describe(x._node)} must have "
+                         f"the same number of dimensions")
+    a = normalize_axis("take_along_axis", axis, x.ndim)
     try:  # the other axes broadcast; checked here, so the error names both operands
         broadcast_shapes("take_along_axis", tuple(n for i, n in enumerate(x.shape) if i != a),
-                         tuple(n for i, n in enumerate(indices.shape) if i != a))
+                         tuple(n for i, n in enumerate(index.shape) if i != a))
     except ShapeError:  # NumPy's error type: an index that does not fit is an IndexError
-        raise IndexError(f"take_along_axis: indices {describe(indices._node)} do not broadcast "
-                         f"with x {describe(x._node)} off axis {a}") from None
-    index = [indices if i == a else _counting(tuple(n if j == i else 1 for j in range(x.ndim)),
-                                              i, x) for i, n in enumerate(x.shape)]
-    return x[tuple(index)]
+        raise IndexError(f"take_along_axis: indices {shown} do not broadcast with x "
+                         f"{describe(x._node)} off axis {a}") from None
+    key = [index if i == a else _counting(tuple(n if j == i else 1 for j in range(x.ndim)), i, x)
+           for i, n in enumerate(x.shape)]
+    return x[tuple(key)]

@@ -9,8 +9,8 @@ first. ``-0.0`` and ``0.0`` are equal keys. Never imports jax.
 
 from __future__ import annotations
 
-from minilazy.attrs import Sort
-from minilazy.infer import normalize_axes
+from minilazy.attrs import Sort, ToShape
+from minilazy.infer import normalize_axis
 from minilazy.ir import Op
 from minilazy.tracer import Tensor, record
 
@@ -18,7 +18,9 @@ from minilazy.tracer import Tensor, record
 def _sort(op: Op, x: Tensor, axis: int, descending: bool) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op.value}: expected a Tensor, got {type(x).__name__}")
-    (a,) = normalize_axes(op.value, axis, x.ndim)
+    if op is Op.ARGSORT and x.ndim == 0:  # NumPy argsorts a 0-d array as one of shape (1,)
+        x = record(Op.RESHAPE, (x._node,), ToShape((1,)), x.device)
+    a = normalize_axis(op.value, axis, x.ndim)
     return record(op, (x._node,), Sort(a, bool(descending)), x.device)
 
 

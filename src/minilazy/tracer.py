@@ -15,10 +15,10 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.attrs import NONE, Attrs, Cast, Index, Permute, Sharding
+from minilazy.attrs import NONE, Attrs, Cast, Index, Permute, Sharding, ToShape
 from minilazy.dtypes import DType, Number
 from minilazy.host import check_power, host_data
-from minilazy.indexing import Item, index_spec, masked_fill
+from minilazy.indexing import Item, index_spec, masked_fill, scalar_bools
 from minilazy.infer import INFER, describe
 from minilazy.interop import ArrayAPIMethods
 from minilazy.ir import Device, DeviceError, Failure, Node, Op
@@ -373,8 +373,9 @@ class Tensor(ArrayAPIMethods):
         return index_spec(self.shape, items, lambda a: as_node(a, self._device), op)
 
     def __getitem__(self, key: Any) -> Tensor:
-        spec, arrays = self._index(key)
-        return record(Op.GETITEM, (self._node, *arrays), spec, self._device)
+        x, key = scalar_bools(self, key, record)  # x[True]: NumPy's new axis, made explicit
+        spec, arrays = x._index(key)
+        return record(Op.GETITEM, (x._node, *arrays), spec, self._device)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         if is_weak(value):
@@ -384,9 +385,12 @@ class Tensor(ArrayAPIMethods):
             v = as_node(value, self._device)
             if type(value) is Tensor:
                 _same_device(Op.SETITEM, self, value)
-        if not masked_fill(self, key, v, record):  # x[mask] = v as where(mask, v, x) if it can
-            spec, arrays = self._index(key, "setitem")
-            self._node = record(Op.SETITEM, (self._node, v, *arrays), spec, self._device)._node
+        x, key = scalar_bools(self, key, record, "setitem")
+        if not masked_fill(x, key, v, record):  # x[mask] = v as where(mask, v, x) if it can
+            spec, arrays = x._index(key, "setitem")
+            x._node = record(Op.SETITEM, (x._node, v, *arrays), spec, self._device)._node
+        if x is not self:  # the axes x[True] added, taken out again
+            self._node = record(Op.RESHAPE, (x._node,), ToShape(self.shape), self._device)._node
 
 
 def _like(o: object) -> TensorLike:
