@@ -44,7 +44,6 @@ from minilazy.composites import (
     nan,
     newaxis,
     pi,
-    signbit,
     vecdot,
 )
 from minilazy.convolution import conv
@@ -147,6 +146,7 @@ from minilazy.elementwise import (
     remainder,
     round,
     sign,
+    signbit,
     sin,
     sinh,
     sqrt,

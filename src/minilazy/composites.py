@@ -1,8 +1,8 @@
 """Array API functions composed from recorded ops: dtype queries, careful math, dot products.
 
 Part of the tracer layer's public namespace. Nothing here adds an op to the engine: each
-function records existing ops (``hypot`` is a scaled ``sqrt``, ``signbit`` a pair of
-comparisons), so every table (lowering, autodiff, reference) already covers it. The dtype
+function records existing ops (``hypot`` is a scaled ``sqrt``, ``copysign`` a ``signbit`` and
+a ``where``), so every table (lowering, autodiff, reference) already covers it. The dtype
 functions (``can_cast``, ``isdtype``) record nothing. Never imports jax.
 """
 
@@ -24,12 +24,12 @@ from minilazy.elementwise import (
     exp,
     isinf,
     log1p,
-    logical_and,
     logical_or,
     maximum,
     minimum,
     negative,
     not_equal,
+    signbit,
     sqrt,
     where,
 )
@@ -158,26 +158,6 @@ def logaddexp(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     big, small = maximum(a, b), minimum(a, b)  # at a tie each splits its slope evenly
     # (a tie's gap is 0, also for two infinities, whose difference would be NaN)
     return big + log1p(exp(where(a == b, 0.0, small - big)))
-
-
-def signbit(x: TensorLike, /) -> Tensor:
-    """Whether the sign bit is set: True for negatives and for ``-0.0``.
-
-    ``-0.0`` is told from ``+0.0`` exactly, by the sign of ``1 / x`` (``-inf`` for ``-0.0``).
-    A NaN's sign bit cannot be read without reinterpreting its bits, which no recorded op
-    does: ``signbit`` is False for every NaN (NumPy says True for ``-nan``). Integers: ``x < 0``.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.signbit(ml.asarray([-1.0, -0.0, 0.0, 2.0])).tolist()
-        [True, True, False, False]
-    """
-    t = x if isinstance(x, Tensor) else asarray(x)
-    if t.dtype not in dtypes.INTEGER | dtypes.FLOATING:
-        raise TypeError(f"signbit: needs a real numeric tensor, got dtype {t.dtype}")
-    if t.dtype in dtypes.INTEGER:
-        return t < 0
-    return logical_or(t < 0, logical_and(t == 0, divide(1, t) < 0))
 
 
 def copysign(x1: TensorLike, x2: TensorLike, /) -> Tensor:

@@ -96,7 +96,9 @@ multiply = _binary(Op.MUL, "x1 * x2.")
 divide = _binary(Op.DIV, "True division, x1 / x2.")
 floor_divide = _binary(Op.FLOOR_DIV, "Floor division, x1 // x2 (integer x // 0 is 0, as NumPy).")
 remainder = _binary(Op.MOD, "Remainder x1 % x2, with the sign of x2.")
-pow = _binary(Op.POW, "x1 ** x2.")
+pow = _binary(Op.POW, "x1 ** x2. Integer powers wrap modulo 2**bits, as NumPy's; a negative "
+              "integer exponent raises ValueError when known at the call, and gives the power "
+              "truncated toward zero (1, -1 or 0) when it is only known on the device.")
 maximum = _binary(Op.MAXIMUM, "Elementwise maximum (NaN propagates).")
 minimum = _binary(Op.MINIMUM, "Elementwise minimum (NaN propagates).")
 atan2 = _binary(Op.ATAN2, "Angle of the point (x2, x1), in radians.")
@@ -114,6 +116,23 @@ bitwise_or = _binary(Op.BITWISE_OR, "Bitwise or, x1 | x2.")
 bitwise_xor = _binary(Op.BITWISE_XOR, "Bitwise xor, x1 ^ x2.")
 bitwise_left_shift = _binary(Op.SHIFT_LEFT, "x1 << x2.")
 bitwise_right_shift = _binary(Op.SHIFT_RIGHT, "x1 >> x2 (arithmetic for signed integers).")
+
+
+def signbit(x: TensorLike, /) -> Tensor:
+    """Whether the sign bit is set: True for negatives, ``-0.0`` and ``-nan``; recorded, not run.
+
+    The bit itself is read, as NumPy's ``signbit`` and the standard's (a NaN's sign too).
+    Integers: ``x < 0``; booleans and complex numbers have no sign bit (``TypeError``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.signbit(ml.asarray([-1.0, -0.0, 0.0, -ml.nan])).tolist()
+        [True, True, False, True]
+    """
+    t = x if isinstance(x, Tensor) else asarray(x)
+    if t.dtype not in dtypes.INTEGER | dtypes.FLOATING:
+        raise TypeError(f"signbit: needs a real numeric tensor, got dtype {t.dtype}")
+    return record(Op.SIGNBIT, (t._node,), NONE, t.device)
 
 
 def positive(x: Tensor, /) -> Tensor:

@@ -86,6 +86,7 @@ class Op(enum.Enum):
     ISNAN = "isnan"
     ISINF = "isinf"
     ISFINITE = "isfinite"
+    SIGNBIT = "signbit"  # reads the sign bit itself: -0.0 and -NaN too
     REAL = "real"  # a complex number's parts, and its conjugate (the identity on real dtypes)
     IMAG = "imag"
     CONJ = "conj"
@@ -158,7 +159,7 @@ UNARY: Final = frozenset({
     Op.NEG, Op.ABS, Op.SIGN, Op.SQRT, Op.SQUARE, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2,
     Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
     Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.LOGICAL_NOT,
-    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.REAL, Op.IMAG, Op.CONJ,
+    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.SIGNBIT, Op.REAL, Op.IMAG, Op.CONJ,
 })
 BINARY: Final = frozenset({
     Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOOR_DIV, Op.MOD, Op.POW, Op.MAXIMUM, Op.MINIMUM,

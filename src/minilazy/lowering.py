@@ -5,9 +5,9 @@ Seventh layer, and with the runtime the only one that imports jax. The story fir
 traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
 through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
 rules (:data:`LOWER`), each building an op's value from its operands' values, with the numerics
-they need to match NumPy. Leaf data are parameters, never constants baked into the program.
-64-bit types are switched on only inside minilazy's own jax calls (``jax.enable_x64``), never
-in the user's global config.
+they need to match NumPy (integer powers, division and signs: ``lowering_int``). Leaf data
+are parameters, never constants baked into the program. 64-bit types are switched on only
+inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
 """
 
 from __future__ import annotations
@@ -44,6 +44,7 @@ from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.linalg_rules import evaluate
 from minilazy.lowering_complex import special_values
+from minilazy.lowering_int import floor_divide, power, remainder, sign
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -205,21 +206,6 @@ def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:
     return lambda x: x if x.dtype.kind in "biu" else fn(x)
 
 
-def _floor_div(a: Array, b: Array) -> Array:
-    if a.dtype.kind in "biu":  # NumPy gives 0 for integer division by zero
-        zero = b == 0
-        return jnp.where(zero, 0, jnp.floor_divide(a, jnp.where(zero, 1, b))).astype(a.dtype)
-    # NumPy's npy_divmod: divide the exact multiple a - fmod(a, b), then round to an integer;
-    # floor(a / b) would be off by one where a / b rounds up to the next integer.
-    mod = lax.rem(a, b)
-    div = (a - mod) / b
-    div = jnp.where((mod != 0) & ((b < 0) != (mod < 0)), div - 1, div)
-    floor = jnp.floor(div)
-    floor = jnp.where(div - floor > 0.5, floor + 1, floor)
-    floor = jnp.where(div == 0, jnp.copysign(jnp.zeros_like(div), a / b), floor)
-    return jnp.where(b == 0, a / b, floor)
-
-
 _PY_COMPARE: Final = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt,
                       Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge}
 
@@ -239,7 +225,7 @@ def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Ar
 
 
 _UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
-    Op.NEG: jnp.negative, Op.ABS: jnp.abs, Op.SIGN: jnp.sign, Op.SQRT: jnp.sqrt,
+    Op.NEG: jnp.negative, Op.ABS: jnp.abs, Op.SIGN: sign, Op.SQRT: jnp.sqrt,
     Op.SQUARE: jnp.square, Op.EXP: jnp.exp, Op.EXPM1: jnp.expm1, Op.LOG: jnp.log,
     Op.LOG1P: jnp.log1p, Op.LOG2: jnp.log2, Op.LOG10: jnp.log10, Op.SIN: jnp.sin, Op.COS: jnp.cos,
     Op.TAN: jnp.tan, Op.ASIN: jnp.arcsin, Op.ACOS: jnp.arccos, Op.ATAN: jnp.arctan,
@@ -248,11 +234,11 @@ _UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
     Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
     Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
     Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite, Op.REAL: jnp.real, Op.IMAG: jnp.imag,
-    Op.CONJ: jnp.conj,
+    Op.CONJ: jnp.conj, Op.SIGNBIT: jnp.signbit,
 }
 _BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
     Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply, Op.DIV: jnp.true_divide,
-    Op.FLOOR_DIV: _floor_div, Op.MOD: jnp.remainder, Op.POW: jnp.power, Op.MAXIMUM: jnp.maximum,
+    Op.FLOOR_DIV: floor_divide, Op.MOD: remainder, Op.POW: power, Op.MAXIMUM: jnp.maximum,
     Op.MINIMUM: jnp.minimum, Op.ATAN2: jnp.arctan2, Op.LOGICAL_AND: jnp.logical_and,
     Op.LOGICAL_OR: jnp.logical_or, Op.LOGICAL_XOR: jnp.logical_xor,
     Op.BITWISE_AND: jnp.bitwise_and, Op.BITWISE_OR: jnp.bitwise_or,

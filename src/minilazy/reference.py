@@ -37,6 +37,7 @@ from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
 from minilazy.linalg_rules import evaluate as namespaced
 from minilazy.lowering_complex import special_values
+from minilazy.lowering_int import truncated
 from minilazy.tracer import Tensor
 from minilazy.windows import dilated
 
@@ -56,7 +57,11 @@ def _elementwise(xs: Sequence[Array], n: Node) -> Array:
     if n.op is Op.ROUND:
         return np.asarray(np.round(args[0])).astype(n.dtype)
     with np.errstate(all="ignore"):
-        out = _NUMPY[n.op](*args)
+        if n.op is Op.POW and args[0].dtype.kind in "iu":  # NumPy raises for negative exponents
+            a, b = args
+            out = truncated(np, a, b, np.power(a, np.where(b < 0, 0, b)))
+        else:
+            out = _NUMPY[n.op](*args)
     return np.asarray(out).astype(n.dtype, copy=False)
 
 
