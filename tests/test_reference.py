@@ -49,3 +49,25 @@ def test_reference_runs_composites_like_numpy(x):
     with np.errstate(all="ignore"):
         assert_matches(got, np.where(x > 0, x * 2.0, -x)[..., None])
     assert ml.metrics().executions == 0
+
+
+@settings(max_examples=25)
+@given(data=st.data())
+def test_reference_updates_with_out_of_range_device_indices_as_the_engine(data):
+    """Out-of-range values of an index array on the device: the engine's scatter drops those
+    writes (LZ-NUM-005, implementation-defined), and the reference interpreter must do the same,
+    not clamp them onto an element in range."""
+    shape = data.draw(st.tuples(st.integers(1, 4), st.integers(1, 4)))
+    axis = data.draw(st.integers(0, 1))
+    side = shape[axis]
+    index = data.draw(hnp.arrays(np.int64, st.integers(1, 5),
+                                 elements=st.integers(-2 * side - 1, 2 * side + 1)))
+    add = data.draw(st.booleans())
+    y = ml.asarray(np.arange(np.prod(shape), dtype=np.float64).reshape(shape)) * 1.0
+    key = (ml.asarray(index),) if axis == 0 else (slice(None), ml.asarray(index))
+    if add:
+        y[key] += 10.0
+    else:
+        y[key] = -1.0
+    (expected,) = reference.run(y)
+    np.testing.assert_array_equal(expected, y.numpy())

@@ -191,10 +191,31 @@ def _getitem(xs: Sequence[Array], n: Node) -> Array:
     return np.asarray(x[numpy_index(spec, _clamped(x, arrays, spec))])
 
 
+def _dropping(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Array, list[Array]]:
+    """``x`` padded by one element on each axis an index array updates, and the index arrays.
+
+    Each out-of-range index is sent to the padding: XLA's scatter drops such writes
+    (implementation-defined, LZ-NUM-005), and so does this once the padding is cut off again.
+    """
+    widths = [(0, 0)] * x.ndim
+    out = []
+    axis = 0
+    for entry in spec.entries:
+        if isinstance(entry, Take):
+            n, k = x.shape[axis], arrays[entry.k]
+            inside = k < n if k.dtype.kind == "u" else (k >= -n) & (k < n)
+            out.append(np.where(inside, np.mod(k, max(n, 1)), n))
+            widths[axis] = (0, 1)
+        if not isinstance(entry, NewAxis | Gap):
+            axis += 1
+    return np.pad(x, widths), out
+
+
 def _setitem(xs: Sequence[Array], n: Node) -> Array:
     x, v, *arrays = xs
-    out, spec = x.copy(), _index(n)
-    index = numpy_index(spec, _clamped(x, arrays, spec))
+    spec = _index(n)
+    out, kept = _dropping(x, arrays, spec)
+    index = numpy_index(spec, kept)
     target = index_shape(x.shape, spec, [a.shape for a in arrays])
     while v.ndim > len(target):  # extra leading axes are 1s (checked when recorded)
         v = v[0]
@@ -203,7 +224,7 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
             np.add.at(out, index, np.broadcast_to(v.astype(x.dtype), target))
         else:
             out[index] = np.broadcast_to(v.astype(x.dtype), target)
-    return out
+    return out[tuple(slice(0, side) for side in x.shape)]
 
 
 def _concat(xs: Sequence[Array], n: Node) -> Array:
