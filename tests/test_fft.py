@@ -142,7 +142,7 @@ def test_errors_at_the_call_name_dtypes_shapes_and_options():
          lambda: ml.fft.fft(ml.arange(3))),
         (TypeError, r"fft.rfft: needs a real floating-point tensor, got c128\[2,4\]",
          lambda: ml.fft.rfft(c)),
-        (TypeError, "expected a Tensor, got ndarray", lambda: ml.fft.fft(np.ones(3))),
+        (TypeError, "cannot make a tensor from object", lambda: ml.fft.fft(object())),
         (ValueError, "norm must be", lambda: ml.fft.fft(c, norm="none")),
         (np.exceptions.AxisError, "axis 2 is out of bounds", lambda: ml.fft.fft(c, axis=2)),
         (ValueError, "duplicate value in axis", lambda: ml.fft.fftn(c, axes=(0, -2))),

@@ -14,7 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.creation import asarray, full
+from minilazy.creation import asarray, device_of, full, tensor, tensors
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import (
     abs,
@@ -58,8 +58,9 @@ KINDS: Final[dict[str, frozenset[DType]]] = {
 }
 
 
-def can_cast(from_: DTypeLike | Tensor, to: DTypeLike, /) -> bool:
-    """Whether ``from_`` (a dtype or a tensor's) promotes to ``to``, so a cast loses nothing.
+def can_cast(from_: DTypeLike | Tensor | np.ndarray[Any, Any], to: DTypeLike, /
+             ) -> bool:
+    """Whether ``from_`` (a dtype or an array's) promotes to ``to``, so a cast loses nothing.
 
     True when promoting the two gives ``to``, by minilazy's (NumPy 2's) promotion: across kinds
     too, so ``int32 -> float64`` is True, where the standard's table leaves it unspecified.
@@ -69,7 +70,7 @@ def can_cast(from_: DTypeLike | Tensor, to: DTypeLike, /) -> bool:
         >>> ml.can_cast(ml.int8, ml.int16), ml.can_cast(ml.float64, ml.float32)
         (True, False)
     """
-    source = dtypes.canonical(from_.dtype if isinstance(from_, Tensor) else from_)
+    source = dtypes.canonical(from_.dtype if isinstance(from_, (Tensor, np.ndarray)) else from_)
     target = dtypes.canonical(to)
     return dtypes.result_type(source, target) == target
 
@@ -99,15 +100,9 @@ def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...
 
 def _pair(name: str, x1: TensorLike, x2: TensorLike) -> tuple[Tensor, Tensor]:
     """``x1`` and ``x2`` as tensors of their common floating dtype (numbers stay parameters)."""
-    if isinstance(x1, Tensor):
-        device = x1.device
-    elif isinstance(x2, Tensor):
-        device = x2.device
-    else:
-        raise TypeError(f"{name}: expected at least one Tensor, got {type(x1).__name__} and "
-                        f"{type(x2).__name__}")
+    device = device_of(x1, x2)
     # Host arrays become tensors; Python numbers stay weak for the promotion (NEP 50).
-    a, b = (x if isinstance(x, (Tensor, bool, int, float)) else asarray(x, device=device)
+    a, b = (x if isinstance(x, (Tensor, bool, int, float)) else tensor(x, device)
             for x in (x1, x2))
     d = dtypes.result_type(a, b)
     if d not in dtypes.FLOATING:
@@ -115,7 +110,7 @@ def _pair(name: str, x1: TensorLike, x2: TensorLike) -> tuple[Tensor, Tensor]:
     return _as(a, d, device), _as(b, d, device)
 
 
-def _as(x: Tensor | bool | int | float, d: DType, device: Device) -> Tensor:
+def _as(x: Tensor | bool | int | float, d: DType, device: Device | None) -> Tensor:
     if isinstance(x, Tensor):
         return x if x.dtype == d else astype(x, d)
     return full((), x, dtype=d, device=device)  # a 0-d broadcast of a scalar parameter
@@ -173,7 +168,7 @@ def copysign(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     return where(signbit(b), negative(magnitude), magnitude)
 
 
-def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+def vecdot(x1: TensorLike, x2: TensorLike, /, *, axis: int = -1) -> Tensor:
     """The dot product of vectors along ``axis``, broadcasting the other axes.
 
     Complex ``x1`` is conjugated, as the standard (and NumPy's ``vecdot``) says. The result
@@ -186,6 +181,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         >>> ml.vecdot(ml.asarray([[1, 2], [3, 4]]), ml.asarray([1, 1])).tolist()
         [3, 7]
     """
+    x1, x2 = tensors(x1, x2)
     normalize_axis("vecdot", axis, max(x1.ndim, x2.ndim))  # an int, or TypeError / AxisError
     n, axis = min(x1.ndim, x2.ndim), int(axis)
     if axis >= 0 and x1.ndim == x2.ndim:
@@ -200,7 +196,7 @@ def vecdot(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
     return reduce_sum(product, axis=axis, dtype=product.dtype)
 
 
-def count_nonzero(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
+def count_nonzero(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None,
                   keepdims: bool = False) -> Tensor:
     """How many elements of ``x`` are nonzero (true, for booleans) along ``axis``, as int64.
 
@@ -209,12 +205,13 @@ def count_nonzero(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
         >>> ml.count_nonzero(ml.asarray([[0, 1], [2, 3]]), axis=1).tolist()
         [1, 2]
     """
+    x = tensor(x)
     nonzero = x if x.dtype == dtypes.bool_ else not_equal(x, 0)
     return reduce_sum(nonzero, axis=axis, dtype=dtypes.DEFAULT_INT, keepdims=keepdims)
 
 
-def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = None,
-         append: Tensor | None = None) -> Tensor:
+def diff(x: TensorLike, /, *, axis: int = -1, n: int = 1, prepend: TensorLike | None = None,
+         append: TensorLike | None = None) -> Tensor:
     """The ``n``-th forward difference along ``axis``: ``x[i + 1] - x[i]``, ``n`` times.
 
     ``prepend`` and ``append`` are joined to ``x`` along ``axis`` first (not when ``n`` is 0:
@@ -225,12 +222,13 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
         >>> ml.diff(ml.asarray([1, 4, 9, 16]), n=2).tolist()
         [2, 2]
     """
+    x = tensor(x, device_of(x, prepend, append))
     if n < 0:
         raise ValueError(f"diff: n must be >= 0, got {n}")
     ax = normalize_axis("diff", axis, x.ndim)
     if n == 0:  # NumPy returns x itself then, prepend and append ignored
         return x
-    parts = [t for t in (prepend, x, append) if t is not None]
+    parts = [tensor(t, x.device) for t in (prepend, x, append) if t is not None]
     out = concat(parts, axis=ax) if len(parts) > 1 else x
     for _ in range(n):
         head = (slice(None),) * ax
@@ -240,19 +238,36 @@ def diff(x: Tensor, /, *, axis: int = -1, n: int = 1, prepend: Tensor | None = N
 
 
 def from_dlpack(x: Any, /, *, device: Device | None = None, copy: bool | None = None) -> Tensor:
-    """A tensor from any DLPack exporter (a NumPy array, a torch tensor...), through NumPy.
+    """A tensor from any DLPack exporter (a NumPy array, a jax array, a torch tensor...).
 
-    NumPy imports ``x`` (a host view where it can), then the values are copied to ``device``
-    as ``asarray`` does; a minilazy tensor is materialised first (a barrier). The copy to the
-    device is always made, so ``copy=False`` raises ``ValueError``.
+    A minilazy tensor gives a handle on the same values, nothing run (moved if ``device`` says
+    so). Any other exporter is imported by NumPy (a host view where it can) and its values are
+    copied to ``device`` as ``asarray`` copies them: a tensor never sees later writes to the
+    producer's memory. So ``copy=False`` (share, never copy) is honoured only where sharing and
+    copying cannot be told apart: a minilazy tensor on ``device``, or an export that nobody can
+    write (a jax array's, read-only; one private copy is still made, unobservably). Writable
+    memory (a NumPy array, whose owner may write it even when it is marked read-only, or a torch
+    tensor) raises ``ValueError``, as a move to another device does.
 
     Example:
         >>> import numpy as np
         >>> import minilazy as ml
         >>> ml.from_dlpack(np.arange(3)).tolist()
         [0, 1, 2]
+        >>> ml.from_dlpack(np.arange(3), copy=False)
+        Traceback (most recent call last):
+        ...
+        ValueError: from_dlpack: copy=False would share ndarray memory that its owner can write
     """
-    if copy is False:
-        raise ValueError("from_dlpack: data always moves into a device buffer, so copy=False "
-                         "cannot be honoured")
-    return asarray(np.from_dlpack(x), device=device)
+    if isinstance(x, Tensor):
+        if copy is False and device is not None and device != x.device:
+            raise ValueError(f"from_dlpack: copy=False, but moving to {device} copies")
+        return asarray(x, device=device, copy=copy)
+    if not hasattr(x, "__dlpack__"):
+        raise TypeError(f"from_dlpack: {type(x).__name__} is not a DLPack exporter (it has no "
+                        "__dlpack__); use asarray")
+    view = np.from_dlpack(x)
+    if copy is False and (isinstance(x, np.ndarray) or view.flags.writeable):
+        raise ValueError(f"from_dlpack: copy=False would share {type(x).__name__} memory that "
+                         "its owner can write")
+    return asarray(view, device=device)

@@ -13,10 +13,11 @@ import operator
 from collections.abc import Sequence
 
 from minilazy.attrs import Conv, mismatch
+from minilazy.creation import tensors
 from minilazy.infer import describe
 from minilazy.ir import Node, Op, ShapeError, UnsupportedError
 from minilazy.shaping import flip, permute_dims, reshape
-from minilazy.tracer import Tensor, as_node, record
+from minilazy.tracer import Tensor, TensorLike, as_node, record
 from minilazy.windows import filter_vjp_padding, input_vjp_padding
 
 IntOrInts = int | Sequence[int]
@@ -43,7 +44,7 @@ def _padding(padding: int | Sequence[int | tuple[int, int]], nd: int
     return tuple((operator.index(lo), operator.index(hi)) for lo, hi in pairs)
 
 
-def conv(x: Tensor, w: Tensor, /, *, stride: IntOrInts = 1,
+def conv(x: TensorLike, w: TensorLike, /, *, stride: IntOrInts = 1,
          padding: int | Sequence[int | tuple[int, int]] = 0, dilation: IntOrInts = 1,
          groups: int = 1) -> Tensor:
     """Convolve (cross-correlate, as torch) input ``x`` with filter ``w``: one op.
@@ -58,6 +59,7 @@ def conv(x: Tensor, w: Tensor, /, *, stride: IntOrInts = 1,
         >>> ml.conv(x, ml.asarray([[[1.0, -1.0]]]), padding=[(0, 1)]).tolist()
         [[[-1.0, -1.0, -1.0, 4.0]]]
     """
+    x, w = tensors(x, w)
     nd = x.ndim - 2
     if nd < 1 or w.ndim != x.ndim:
         raise ShapeError(f"conv: input {describe(x._node)} and filter {describe(w._node)} need "

@@ -19,13 +19,13 @@ from minilazy import dtypes
 from minilazy.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.device import Mesh
 from minilazy.dtypes import DType, DTypeLike, Number, Scalar
-from minilazy.host import host_data
+from minilazy.host import host_array, host_data
 from minilazy.infer import integers, sized
 from minilazy.ir import Device, DeviceError, Node, Op
 from minilazy.scalars import scalar
 from minilazy.sharding import mark_sharding, placed_data, placement
 from minilazy.state import backend
-from minilazy.tracer import Tensor, record
+from minilazy.tracer import Tensor, TensorLike, record
 
 ShapeLike = int | Sequence[int]
 
@@ -94,6 +94,46 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
     return Tensor(placed_data(obj, d, mesh, spec), dev)
 
 
+def device_of(*xs: object) -> Device | None:
+    """The device of the first tensor among ``xs``; None (the default device) if none is one.
+
+    Example:
+        >>> import minilazy as ml
+        >>> device_of([1.0], ml.ones(2)) == ml.default_device(), device_of([1.0])
+        (True, None)
+    """
+    return next((x.device for x in xs if isinstance(x, Tensor)), None)
+
+
+def tensor(x: TensorLike, device: Device | None = None) -> Tensor:
+    """``x`` if it is a tensor, else host data (NumPy array, nested list, number) made one.
+
+    Every public function passes its tensor arguments through here or :func:`tensors`, so each
+    takes what ``asarray`` takes, as the elementwise functions do: host data is copied to
+    ``device`` (None: the default device) at the call, so later writes to it are not seen. A
+    tensor is left where it is: the op that uses it refuses a mix of devices.
+
+    Example:
+        >>> import numpy as np
+        >>> tensor(np.array([1, 2])).tolist(), tensor([[1.5]]).shape
+        ([1, 2], (1, 1))
+    """
+    return x if isinstance(x, Tensor) else asarray(x, device=device)
+
+
+def tensors(*xs: TensorLike) -> tuple[Tensor, ...]:
+    """``xs`` as tensors (:func:`tensor`), host data on the device of the first tensor there.
+
+    Example:
+        >>> import numpy as np
+        >>> import minilazy as ml
+        >>> [t.device for t in tensors(np.ones(2), ml.ones(2))] == [ml.default_device()] * 2
+        True
+    """
+    device = device_of(*xs)
+    return tuple(tensor(x, device) for x in xs)
+
+
 def full(shape: ShapeLike, fill_value: Scalar, *, dtype: DTypeLike | None = None,
          device: Device | None = None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a parameter: new values reuse the program).
@@ -144,7 +184,7 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
     return zeros(shape, dtype=dtype, device=device)
 
 
-def full_like(x: Tensor, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
+def full_like(x: TensorLike, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
               device: Device | None = None) -> Tensor:
     """A tensor like ``x`` (shape, dtype, device) filled with ``fill_value``.
 
@@ -153,10 +193,13 @@ def full_like(x: Tensor, /, fill_value: Scalar, *, dtype: DTypeLike | None = Non
         >>> ml.full_like(ml.ones((2,), dtype=ml.int8), 5).tolist()
         [5, 5]
     """
+    if not isinstance(x, Tensor):  # host data: its shape and dtype are all it takes
+        like = host_array(x, None)
+        return full(like.shape, fill_value, dtype=dtype or like.dtype, device=device)
     return full(x.shape, fill_value, dtype=dtype or x.dtype, device=device or x.device)
 
 
-def zeros_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+def zeros_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
                device: Device | None = None) -> Tensor:
     """Zeros shaped like ``x``.
 
@@ -168,7 +211,7 @@ def zeros_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
     return full_like(x, 0, dtype=dtype, device=device)
 
 
-def ones_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+def ones_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
               device: Device | None = None) -> Tensor:
     """Ones shaped like ``x``.
 
@@ -180,7 +223,7 @@ def ones_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
     return full_like(x, 1, dtype=dtype, device=device)
 
 
-def empty_like(x: Tensor, /, *, dtype: DTypeLike | None = None,
+def empty_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
                device: Device | None = None) -> Tensor:
     """An uninitialised tensor like ``x``; minilazy gives zeros.
 

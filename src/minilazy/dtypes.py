@@ -79,7 +79,7 @@ def canonical(dtype: DTypeLike) -> DType:
     try:
         d = np.dtype(dtype)
     except TypeError as e:
-        raise TypeError(f"{dtype!r} is not a dtype") from e
+        raise TypeError(f"a {type(dtype).__name__} is not a dtype: {dtype!r:.60}") from e
     if not d.isnative:  # ">f4" is float32 on a little-endian host: device data has no byte order
         d = d.newbyteorder("=")
     if d not in CODE:
@@ -109,8 +109,8 @@ def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
             parts.append(a)
         elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
             parts.append(canonical(a))
-        else:  # anything with a .dtype: a Tensor or an array
-            parts.append(canonical(a.dtype))
+        else:  # anything with a .dtype (a Tensor, an array); a list is no dtype
+            parts.append(_dtype_of(a))
     if not parts:
         raise ValueError("result_type() needs at least one argument")
     return canonical(np.result_type(*parts))

@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from minilazy import dtypes
 from minilazy.attrs import NONE, Cast
-from minilazy.creation import asarray
-from minilazy.dtypes import DType, DTypeLike, Scalar
+from minilazy.creation import device_of, tensor
+from minilazy.dtypes import DType, DTypeLike
 from minilazy.ir import Device, Node, Op
 from minilazy.scalars import is_weak, scalar
 from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
@@ -21,7 +21,7 @@ from minilazy.tracer import Tensor, TensorLike, as_node, binary, record
 
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:
     def fn(x: TensorLike, /) -> Tensor:
-        t = x if isinstance(x, Tensor) else asarray(x)
+        t = tensor(x)
         return record(op, (t._node,), NONE, t.device)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -37,6 +37,9 @@ def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[Tenso
 
 def _binary(op: Op, summary: str) -> Callable[[TensorLike, TensorLike], Tensor]:
     def fn(x1: TensorLike, x2: TensorLike, /) -> Tensor:
+        if not isinstance(x1, Tensor) and not isinstance(x2, Tensor):  # a Python number
+            # stays weak (NEP 50): the other operand is the one made a tensor
+            x1, x2 = (x1, tensor(x2)) if is_weak(x1) and not is_weak(x2) else (tensor(x1), x2)
         return binary(op, x1, x2)
 
     fn.__name__ = fn.__qualname__ = op.value
@@ -129,13 +132,13 @@ def signbit(x: TensorLike, /) -> Tensor:
         >>> ml.signbit(ml.asarray([-1.0, -0.0, 0.0, -ml.nan])).tolist()
         [True, True, False, True]
     """
-    t = x if isinstance(x, Tensor) else asarray(x)
+    t = tensor(x)
     if t.dtype not in dtypes.INTEGER | dtypes.FLOATING:
         raise TypeError(f"signbit: needs a real numeric tensor, got dtype {t.dtype}")
     return record(Op.SIGNBIT, (t._node,), NONE, t.device)
 
 
-def positive(x: Tensor, /) -> Tensor:
+def positive(x: TensorLike, /) -> Tensor:
     """+x: the same values (a new handle, so in-place ops on it do not touch ``x``).
 
     Example:
@@ -143,10 +146,11 @@ def positive(x: Tensor, /) -> Tensor:
         >>> ml.positive(ml.asarray([-1])).tolist()
         [-1]
     """
+    x = tensor(x)
     return Tensor(x._node, x.device)
 
 
-def astype(x: Tensor, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None
+def astype(x: TensorLike, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None
            ) -> Tensor:
     """``x`` converted to ``dtype`` (NumPy's ``astype`` casting: wrapping, truncating).
 
@@ -163,6 +167,7 @@ def astype(x: Tensor, dtype: DTypeLike, /, *, copy: bool = True, device: Device 
         ...
         TypeError: astype: cannot convert complex128 to float64; take real(x) or imag(x) first
     """
+    x = tensor(x)
     d = dtypes.canonical(dtype)
     if x.dtype in dtypes.COMPLEX and d not in dtypes.COMPLEX and d != dtypes.bool_:
         raise TypeError(f"astype: cannot convert {x.dtype} to {d}; take real(x) or imag(x) first")
@@ -180,7 +185,7 @@ def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
     return as_node(x, device)
 
 
-def where(condition: Tensor, x1: TensorLike, x2: TensorLike, /) -> Tensor:
+def where(condition: TensorLike, x1: TensorLike, x2: TensorLike, /) -> Tensor:
     """Elements of ``x1`` where ``condition`` is true, else of ``x2`` (broadcast together).
 
     Python numbers are weak, as in NumPy 2's ``np.where``: ``where(c, x_f32, 0.0)`` is float32.
@@ -191,14 +196,15 @@ def where(condition: Tensor, x1: TensorLike, x2: TensorLike, /) -> Tensor:
         >>> ml.where(x > 0, x, 0.0).tolist()
         [1.0, 0.0, 3.0]
     """
-    device = condition.device
-    a, b = (x if is_weak(x) else Tensor(as_node(x, device), device) for x in (x1, x2))
+    c = tensor(condition, device_of(condition, x1, x2))
+    device = c.device
+    a, b = (x if is_weak(x) else tensor(x, device) for x in (x1, x2))
     d = dtypes.result_type(a, b)
-    return record(Op.WHERE, (condition._node, _branch(a, d, device), _branch(b, d, device)), NONE,
+    return record(Op.WHERE, (c._node, _branch(a, d, device), _branch(b, d, device)), NONE,
                   device)
 
 
-def clip(x: Tensor, /, min: Scalar | Tensor | None = None, max: Scalar | Tensor | None = None
+def clip(x: TensorLike, /, min: TensorLike | None = None, max: TensorLike | None = None
          ) -> Tensor:
     """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype.
 
@@ -207,7 +213,7 @@ def clip(x: Tensor, /, min: Scalar | Tensor | None = None, max: Scalar | Tensor 
         >>> ml.clip(ml.asarray([-1, 5, 9]), 0, 6).tolist()
         [0, 5, 6]
     """
-    out = x
+    out = x = tensor(x, device_of(x, min, max))
     if min is not None:
         out = binary(Op.MAXIMUM, out, min)
     if max is not None:

@@ -17,12 +17,13 @@ from typing import Literal, NamedTuple
 
 from minilazy import dtypes
 from minilazy.attrs import Linalg
+from minilazy.creation import tensor, tensors
 from minilazy.elementwise import astype, conj
 from minilazy.infer import broadcast_shapes, describe
 from minilazy.ir import DeviceError, Op
 from minilazy.linalg_rules import LINALG_DTYPES, Fn
 from minilazy.shaping import broadcast_to, matrix_transpose, reshape
-from minilazy.tracer import Tensor, record
+from minilazy.tracer import Tensor, TensorLike, record
 
 
 class EighResult(NamedTuple):
@@ -78,10 +79,9 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
-def floating(name: str, x: Tensor, least: int = 2, square: bool = False) -> Tensor:
-    """``x``, checked: real or complex floating, ``least``-D, square if asked."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"linalg.{name}: expected a Tensor, got {type(x).__name__}")
+def floating(name: str, x: TensorLike, least: int = 2, square: bool = False) -> Tensor:
+    """``x`` as a tensor, checked: real or complex floating, ``least``-D, square if asked."""
+    x = tensor(x)
     if x.dtype not in dtypes.INEXACT:
         raise TypeError(f"linalg.{name}: needs a floating-point tensor, got {describe(x._node)}")
     if x.ndim < least:
@@ -100,7 +100,7 @@ def _primitive(name: str, fn: Fn, *xs: Tensor, full: bool = False) -> Tensor:
     return record(Op.LINALG, tuple(x._node for x in xs), Linalg(int(fn), full), xs[0].device)
 
 
-def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
+def cholesky(x: TensorLike, /, *, upper: bool = False) -> Tensor:
     """The Cholesky factor of Hermitian positive-definite matrices: ``L`` with ``L @ Lᴴ == x``.
 
     ``upper=True`` gives ``U = Lᴴ`` (``Uᴴ @ U == x``). Only the Hermitian part of ``x`` is
@@ -117,7 +117,7 @@ def cholesky(x: Tensor, /, *, upper: bool = False) -> Tensor:
     return lower
 
 
-def det(x: Tensor, /) -> Tensor:
+def det(x: TensorLike, /) -> Tensor:
     """The determinant of each square matrix. Differentiable (where ``x`` is invertible).
 
     Example:
@@ -128,7 +128,7 @@ def det(x: Tensor, /) -> Tensor:
     return _primitive("det", Fn.DET, floating("det", x, square=True))
 
 
-def slogdet(x: Tensor, /) -> SlogdetResult:
+def slogdet(x: TensorLike, /) -> SlogdetResult:
     """The sign of each determinant and the natural log of its absolute value.
 
     A singular matrix gives sign 0 and ``-inf``; a complex one's sign is ``det / |det|``.
@@ -145,7 +145,7 @@ def slogdet(x: Tensor, /) -> SlogdetResult:
                          _primitive("slogdet", Fn.SLOGDET_LOGABS, x))
 
 
-def inv(x: Tensor, /) -> Tensor:
+def inv(x: TensorLike, /) -> Tensor:
     """The inverse of each square matrix (a singular one gives ``inf``/NaN). Differentiable.
 
     Example:
@@ -156,7 +156,7 @@ def inv(x: Tensor, /) -> Tensor:
     return _primitive("inv", Fn.INV, floating("inv", x, square=True))
 
 
-def eigh(x: Tensor, /) -> EighResult:
+def eigh(x: TensorLike, /) -> EighResult:
     """Eigenvalues (real, ascending) and eigenvectors (columns) of Hermitian matrices.
 
     Only the Hermitian (for real ``x``, symmetric) part of ``x`` is read. Each eigenvector's
@@ -174,7 +174,7 @@ def eigh(x: Tensor, /) -> EighResult:
                       _primitive("eigh", Fn.EIGH_VECTORS, x))
 
 
-def eigvalsh(x: Tensor, /) -> Tensor:
+def eigvalsh(x: TensorLike, /) -> Tensor:
     """The eigenvalues of Hermitian matrices, real and ascending. Differentiable.
 
     Example:
@@ -185,7 +185,7 @@ def eigvalsh(x: Tensor, /) -> Tensor:
     return _primitive("eigvalsh", Fn.EIGH_VALUES, floating("eigvalsh", x, square=True))
 
 
-def qr(x: Tensor, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
+def qr(x: TensorLike, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRResult:
     """The QR factorization ``x = Q @ R`` of each matrix (M, N), with K = min(M, N).
 
     ``mode="reduced"``: Q (M, K), R (K, N); ``"complete"``: Q (M, M), R (M, N). Signs are the
@@ -204,7 +204,7 @@ def qr(x: Tensor, /, *, mode: Literal["reduced", "complete"] = "reduced") -> QRR
                     _primitive("qr", Fn.QR_R, x, full=full))
 
 
-def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
+def svd(x: TensorLike, /, *, full_matrices: bool = True) -> SVDResult:
     """The singular value decomposition ``x = U @ diag(S) @ Vh`` of each matrix (M, N).
 
     ``full_matrices=True``: U (M, M), Vh (N, N); else U (M, K), Vh (K, N), K = min(M, N). S is
@@ -222,7 +222,7 @@ def svd(x: Tensor, /, *, full_matrices: bool = True) -> SVDResult:
                      _primitive("svd", Fn.SVD_VT, x, full=full))
 
 
-def svdvals(x: Tensor, /) -> Tensor:
+def svdvals(x: TensorLike, /) -> Tensor:
     """The singular values of each matrix, descending. Differentiable (distinct values).
 
     Example:
@@ -233,7 +233,7 @@ def svdvals(x: Tensor, /) -> Tensor:
     return _primitive("svdvals", Fn.SVD_S, floating("svdvals", x))
 
 
-def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
+def solve(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     """``X`` with ``x1 @ X == x2``, for square ``x1`` (..., M, M). Differentiable.
 
     ``x2`` is a stack of matrices (..., M, K) whose batch axes broadcast with ``x1``'s, or one
@@ -244,6 +244,7 @@ def solve(x1: Tensor, x2: Tensor, /) -> Tensor:
         >>> ml.linalg.solve(ml.asarray([[2.0, 0.0], [0.0, 4.0]]), ml.asarray([2.0, 2.0])).tolist()
         [1.0, 0.5]
     """
+    x1, x2 = tensors(x1, x2)
     a, b = floating("solve", x1, square=True), floating("solve", x2, least=1)
     if a.device != b.device:
         raise DeviceError(f"linalg.solve: operands are on different devices: {a.device} and "

@@ -21,7 +21,7 @@ from typing import Literal
 
 from minilazy import dtypes
 from minilazy.attrs import Fft
-from minilazy.creation import arange, zeros
+from minilazy.creation import arange, tensor, zeros
 from minilazy.device import Device
 from minilazy.dtypes import DTypeLike
 from minilazy.elementwise import astype, conj
@@ -30,7 +30,7 @@ from minilazy.infer import describe, normalize_axes
 from minilazy.ir import Node, Op
 from minilazy.manipulation import roll
 from minilazy.shaping import concat, reshape
-from minilazy.tracer import Tensor, record
+from minilazy.tracer import Tensor, TensorLike, record
 
 __all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
            "irfft", "irfftn", "rfft", "rfftfreq", "rfftn"]
@@ -46,10 +46,9 @@ def _norm(name: str, norm: object) -> Norm:
     return Norm[str(norm).upper()]
 
 
-def _operand(name: str, x: object, want: Literal["complex", "real"]) -> Tensor:
-    """``x`` in the dtype the transform computes in; TypeError naming it if it has none."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"fft.{name}: expected a Tensor, got {type(x).__name__}")
+def _operand(name: str, x: TensorLike, want: Literal["complex", "real"]) -> Tensor:
+    """``x`` as a tensor of the dtype the transform computes in; TypeError if it has none."""
+    x = tensor(x)
     if want == "complex" and x.dtype in dtypes.COMPLEX:
         return x
     if x.dtype not in dtypes.FLOATING:
@@ -88,7 +87,7 @@ def _record(kind: Kind, x: Tensor, axes: tuple[int, ...], lengths: tuple[int, ..
     return record(Op.FFT, (x._node,), Fft(int(kind), axes, lengths, int(norm)), x.device)
 
 
-def _transform(name: str, kind: Kind, x: Tensor, s: Sequence[int] | None,
+def _transform(name: str, kind: Kind, x: TensorLike, s: Sequence[int] | None,
                axes: Sequence[int] | None, how: Norm) -> Tensor:
     x = _operand(name, x, "real" if kind == Kind.RFFT else "complex")
     resolved, lengths = _plan(name, x, s, axes, kind == Kind.IRFFT)
@@ -103,7 +102,7 @@ def _one_axis(n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
     return (None if n is None else [n]), [axis]
 
 
-def fft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def fft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         norm: NormName = "backward") -> Tensor:
     """The discrete Fourier transform along ``axis``, trimmed or zero-padded to ``n`` first.
 
@@ -115,7 +114,7 @@ def fft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
     return _transform("fft", Kind.FFT, x, *_one_axis(n, axis), _norm("fft", norm))
 
 
-def ifft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def ifft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
          norm: NormName = "backward") -> Tensor:
     """The inverse of :func:`fft` (scaled by ``1/n`` with the default ``norm``).
 
@@ -127,7 +126,7 @@ def ifft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
     return _transform("ifft", Kind.IFFT, x, *_one_axis(n, axis), _norm("ifft", norm))
 
 
-def fftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def fftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
          norm: NormName = "backward") -> Tensor:
     """The n-dimensional transform over ``axes`` (all, or the last ``len(s)``), to lengths ``s``.
 
@@ -140,7 +139,7 @@ def fftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | 
     return _transform("fftn", Kind.FFT, x, s, axes, _norm("fftn", norm))
 
 
-def ifftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def ifftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: NormName = "backward") -> Tensor:
     """The inverse of :func:`fftn`.
 
@@ -153,7 +152,7 @@ def ifftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     return _transform("ifftn", Kind.IFFT, x, s, axes, _norm("ifftn", norm))
 
 
-def rfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def rfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
          norm: NormName = "backward") -> Tensor:
     """The transform of real input: the ``n//2 + 1`` non-negative frequencies.
 
@@ -165,7 +164,7 @@ def rfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
     return _transform("rfft", Kind.RFFT, x, *_one_axis(n, axis), _norm("rfft", norm))
 
 
-def irfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def irfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
           norm: NormName = "backward") -> Tensor:
     """The inverse of :func:`rfft`: ``n`` real values (``2 * (m - 1)`` for ``m`` frequencies).
 
@@ -177,7 +176,7 @@ def irfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
     return _transform("irfft", Kind.IRFFT, x, *_one_axis(n, axis), _norm("irfft", norm))
 
 
-def rfftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def rfftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
           norm: NormName = "backward") -> Tensor:
     """:func:`fftn` of real input; the last of ``axes`` keeps ``s[-1]//2 + 1`` frequencies.
 
@@ -189,7 +188,7 @@ def rfftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] |
     return _transform("rfftn", Kind.RFFT, x, s, axes, _norm("rfftn", norm))
 
 
-def irfftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
+def irfftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
            norm: NormName = "backward") -> Tensor:
     """The inverse of :func:`rfftn`: real values, ``s[-1]`` of them along the last axis.
 
@@ -202,7 +201,7 @@ def irfftn(x: Tensor, /, *, s: Sequence[int] | None = None, axes: Sequence[int] 
     return _transform("irfftn", Kind.IRFFT, x, s, axes, _norm("irfftn", norm))
 
 
-def hfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def hfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
          norm: NormName = "backward") -> Tensor:
     """The transform of a Hermitian-symmetric signal given by its first half: real values.
 
@@ -218,7 +217,7 @@ def hfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
                       *_one_axis(n, axis), how)
 
 
-def ihfft(x: Tensor, /, *, n: int | None = None, axis: int = -1,
+def ihfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
           norm: NormName = "backward") -> Tensor:
     """The inverse of :func:`hfft`: the first half of a Hermitian-symmetric spectrum.
 
@@ -271,16 +270,15 @@ def rfftfreq(n: int, /, *, d: float = 1.0, dtype: DTypeLike | None = None,
     return astype(k, want) * scale
 
 
-def _shift(name: str, x: Tensor, axes: int | Sequence[int] | None, sign: int) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"fft.{name}: expected a Tensor, got {type(x).__name__}")
+def _shift(name: str, x: TensorLike, axes: int | Sequence[int] | None, sign: int) -> Tensor:
+    x = tensor(x)
     resolved = normalize_axes(f"fft.{name}", axes, x.ndim)
     if not resolved:
         return x
     return roll(x, tuple(sign * (x.shape[a] // 2) for a in resolved), axis=resolved)
 
 
-def fftshift(x: Tensor, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
+def fftshift(x: TensorLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """``x`` rolled so the zero frequency is in the middle of each of ``axes`` (default: all).
 
     Example:
@@ -291,7 +289,7 @@ def fftshift(x: Tensor, /, *, axes: int | Sequence[int] | None = None) -> Tensor
     return _shift("fftshift", x, axes, 1)
 
 
-def ifftshift(x: Tensor, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
+def ifftshift(x: TensorLike, /, *, axes: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of :func:`fftshift` (they differ for odd lengths).
 
     Example:

@@ -15,7 +15,7 @@ from typing import Literal
 
 from minilazy import dtypes
 from minilazy.composites import vecdot
-from minilazy.creation import eye, zeros
+from minilazy.creation import device_of, eye, tensor, tensors, zeros
 from minilazy.elementwise import abs as absolute
 from minilazy.elementwise import astype, conj, maximum, sqrt, where
 from minilazy.factorizations import (
@@ -41,7 +41,7 @@ from minilazy.reductions import max as reduce_max
 from minilazy.reductions import min as reduce_min
 from minilazy.reductions import sum as reduce_sum
 from minilazy.shaping import broadcast_to, matrix_transpose, reshape, stack
-from minilazy.tracer import Tensor
+from minilazy.tracer import Tensor, TensorLike
 
 __all__ = [
     "EighResult", "QRResult", "SVDResult", "SlogdetResult", "cholesky", "cross", "det",
@@ -51,7 +51,7 @@ __all__ = [
 ]
 
 
-def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
+def diagonal(x: TensorLike, /, *, offset: int = 0) -> Tensor:
     """The ``offset``-th diagonal of each matrix (above the main one if positive).
 
     Recorded as a strided slice of the flattened matrices.
@@ -61,7 +61,8 @@ def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
         >>> ml.linalg.diagonal(ml.reshape(ml.arange(6), (2, 3)), offset=1).tolist()
         [1, 5]
     """
-    if not isinstance(x, Tensor) or x.ndim < 2:
+    x = tensor(x)
+    if x.ndim < 2:
         raise ValueError(f"linalg.diagonal: needs a tensor of at least 2 dimensions, got {x!r}")
     k = operator.index(offset)
     *batch, m, n = x.shape
@@ -72,7 +73,7 @@ def diagonal(x: Tensor, /, *, offset: int = 0) -> Tensor:
         flat[..., :0]
 
 
-def trace(x: Tensor, /, *, offset: int = 0, dtype: dtypes.DTypeLike | None = None) -> Tensor:
+def trace(x: TensorLike, /, *, offset: int = 0, dtype: dtypes.DTypeLike | None = None) -> Tensor:
     """The sum of each matrix's ``offset``-th diagonal; integers widen as :func:`~minilazy.sum`.
 
     Example:
@@ -83,7 +84,7 @@ def trace(x: Tensor, /, *, offset: int = 0, dtype: dtypes.DTypeLike | None = Non
     return reduce_sum(diagonal(x, offset=offset), axis=-1, dtype=dtype)
 
 
-def matrix_power(x: Tensor, n: int, /) -> Tensor:
+def matrix_power(x: TensorLike, n: int, /) -> Tensor:
     """``x`` multiplied by itself ``n`` times (by repeated squaring); ``inv(x)`` powers if negative.
 
     ``n == 0`` gives identity matrices of ``x``'s dtype.
@@ -93,7 +94,8 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
         >>> ml.linalg.matrix_power(ml.asarray([[1, 1], [0, 1]]), 5).tolist()
         [[1, 5], [0, 1]]
     """
-    if not isinstance(x, Tensor) or x.ndim < 2 or x.shape[-1] != x.shape[-2]:
+    x = tensor(x)
+    if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
         raise ValueError(f"linalg.matrix_power: needs a stack of square matrices, got {x!r}")
     power = operator.index(n)
     if power == 0:
@@ -110,7 +112,7 @@ def matrix_power(x: Tensor, n: int, /) -> Tensor:
     return out
 
 
-def matrix_rank(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
+def matrix_rank(x: TensorLike, /, *, rtol: TensorLike | None = None) -> Tensor:
     """The number of singular values above ``rtol`` times the largest, per matrix (int64).
 
     ``rtol`` defaults to ``max(M, N) * eps`` of ``x``'s dtype (NumPy's); a tensor ``rtol``
@@ -121,13 +123,14 @@ def matrix_rank(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
         >>> ml.linalg.matrix_rank(ml.asarray([[1.0, 2.0], [2.0, 4.0]])).item()
         1
     """
+    x = tensor(x, device_of(x, rtol))
     s = svdvals(x)
     if not s.shape[-1]:  # empty matrices have rank 0
         return zeros(s.shape[:-1], dtype=dtypes.int64, device=x.device)
     largest = reduce_max(s, axis=-1, keepdims=True)
     if rtol is None:
         rtol = max(x.shape[-2:]) * float(dtypes.finfo(x.dtype).eps)
-    tol = largest * (rtol[..., None] if isinstance(rtol, Tensor) else rtol)
+    tol = largest * (rtol if isinstance(rtol, (int, float)) else tensor(rtol, x.device)[..., None])
     return reduce_sum(astype(s > tol, dtypes.int64), axis=-1)
 
 
@@ -136,7 +139,7 @@ def _adjoint(x: Tensor) -> Tensor:
     return matrix_transpose(conj(x) if x.dtype in dtypes.COMPLEX else x)
 
 
-def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
+def pinv(x: TensorLike, /, *, rtol: TensorLike | None = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse of each matrix, from its reduced SVD.
 
     Singular values at most ``rtol`` times the largest count as zero; ``rtol`` defaults to
@@ -147,17 +150,19 @@ def pinv(x: Tensor, /, *, rtol: float | Tensor | None = None) -> Tensor:
         >>> ml.linalg.pinv(ml.asarray([[2.0, 0.0], [0.0, 0.0]])).tolist()
         [[0.5, 0.0], [0.0, 0.0]]
     """
+    x = tensor(x, device_of(x, rtol))
     u, s, vh = svd(x, full_matrices=False)
     if rtol is None:
         rtol = max(x.shape[-2:]) * float(dtypes.finfo(x.dtype).eps)
     largest = reduce_max(s, axis=-1, keepdims=True) if s.shape[-1] else s  # (empty: no max)
-    cutoff = largest * (rtol[..., None] if isinstance(rtol, Tensor) else rtol)
+    cutoff = largest * (rtol if isinstance(rtol, (int, float)) else
+                        tensor(rtol, x.device)[..., None])
     kept = s > cutoff
     s_inv = where(kept, 1.0 / where(kept, s, 1.0), 0.0)
     return _adjoint(vh) @ (s_inv[..., None] * _adjoint(u))  # V S⁺ Uᴴ
 
 
-def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
+def vector_norm(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None,
                 keepdims: bool = False, ord: float = 2) -> Tensor:
     """The ``ord``-norm of the vectors along ``axis`` (all axes if None).
 
@@ -189,7 +194,7 @@ def vector_norm(x: Tensor, /, *, axis: int | tuple[int, ...] | None = None,
     return reduce_sum(a ** float(ord), axis=axes, keepdims=keepdims) ** (1.0 / float(ord))
 
 
-def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
+def matrix_norm(x: TensorLike, /, *, keepdims: bool = False,
                 ord: float | Literal["fro", "nuc"] | None = "fro") -> Tensor:
     """A norm of each matrix (its last two axes), picked by ``ord``.
 
@@ -223,7 +228,7 @@ def matrix_norm(x: Tensor, /, *, keepdims: bool = False,
     return reshape(out, (*out.shape, 1, 1)) if keepdims else out
 
 
-def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
+def outer(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     """The outer product of two vectors: ``x1[:, None] * x2[None, :]``, dtypes promoted.
 
     Example:
@@ -231,12 +236,13 @@ def outer(x1: Tensor, x2: Tensor, /) -> Tensor:
         >>> ml.linalg.outer(ml.asarray([1, 2]), ml.asarray([3, 4, 5])).tolist()
         [[3, 4, 5], [6, 8, 10]]
     """
-    if not (isinstance(x1, Tensor) and isinstance(x2, Tensor)) or x1.ndim != 1 or x2.ndim != 1:
+    x1, x2 = tensors(x1, x2)
+    if x1.ndim != 1 or x2.ndim != 1:
         raise ValueError(f"linalg.outer: needs two 1-D tensors, got {x1!r} and {x2!r}")
     return reshape(x1, (x1.shape[0], 1)) * reshape(x2, (1, x2.shape[0]))
 
 
-def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
+def cross(x1: TensorLike, x2: TensorLike, /, *, axis: int = -1) -> Tensor:
     """The cross product of 3-vectors along ``axis``; the other axes broadcast.
 
     Example:
@@ -244,6 +250,7 @@ def cross(x1: Tensor, x2: Tensor, /, *, axis: int = -1) -> Tensor:
         >>> ml.linalg.cross(ml.asarray([1, 0, 0]), ml.asarray([0, 1, 0])).tolist()
         [0, 0, 1]
     """
+    x1, x2 = tensors(x1, x2)
     shape = broadcast_shapes("linalg.cross", tuple(x1.shape), tuple(x2.shape))
     a = normalize_axis("linalg.cross", axis, len(shape))
     if x1.shape[a - len(shape)] != 3 or x2.shape[a - len(shape)] != 3:

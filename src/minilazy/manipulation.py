@@ -14,10 +14,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from minilazy import dtypes
+from minilazy.creation import device_of, tensor, tensors
 from minilazy.fallback import host_values
 from minilazy.infer import broadcast_shapes, normalize_axis
 from minilazy.shaping import broadcast_to, concat, permute_dims, reshape, take
-from minilazy.tracer import Tensor
+from minilazy.tracer import Tensor, TensorLike
 
 
 def _axes(name: str, axes: int | Sequence[int], ndim: int, unique: bool = True
@@ -30,7 +31,7 @@ def _axes(name: str, axes: int | Sequence[int], ndim: int, unique: bool = True
     return out
 
 
-def moveaxis(x: Tensor, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
+def moveaxis(x: TensorLike, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
              ) -> Tensor:
     """``x`` with the axes ``source`` moved to positions ``destination``; the others keep order.
 
@@ -39,6 +40,7 @@ def moveaxis(x: Tensor, source: int | tuple[int, ...], destination: int | tuple[
         >>> ml.moveaxis(ml.zeros((2, 3, 4)), 0, -1).shape
         (3, 4, 2)
     """
+    x = tensor(x)
     src, dst = _axes("moveaxis", source, x.ndim), _axes("moveaxis", destination, x.ndim)
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {source} and destination {destination} must name "
@@ -49,7 +51,7 @@ def moveaxis(x: Tensor, source: int | tuple[int, ...], destination: int | tuple[
     return permute_dims(x, tuple(order))
 
 
-def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
+def broadcast_arrays(*arrays: TensorLike) -> list[Tensor]:
     """The tensors broadcast against each other to one shape (NumPy's rules).
 
     Example:
@@ -57,13 +59,14 @@ def broadcast_arrays(*arrays: Tensor) -> list[Tensor]:
         >>> [t.shape for t in ml.broadcast_arrays(ml.ones((2, 1)), ml.ones((3,)))]
         [(2, 3), (2, 3)]
     """
+    arrays = tensors(*arrays)
     if not arrays:
         return []
     shape = broadcast_shapes("broadcast_arrays", *(t.shape for t in arrays))
     return [t if t.shape == shape else broadcast_to(t, shape) for t in arrays]
 
 
-def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
+def meshgrid(*arrays: TensorLike, indexing: str = "xy") -> list[Tensor]:
     """Coordinate grids from 1-D tensors, with Cartesian (``"xy"``) or matrix (``"ij"``) indexing.
 
     ``"xy"`` swaps the first two axes of the grid, as NumPy's default does.
@@ -74,6 +77,7 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
         >>> xs.shape, ys.tolist()
         ((2, 3), [[0, 0, 0], [1, 1, 1]])
     """
+    arrays = tensors(*arrays)
     if indexing not in ("xy", "ij"):
         raise ValueError(f"meshgrid: indexing must be 'xy' or 'ij', got {indexing!r}")
     for t in arrays:
@@ -94,7 +98,7 @@ def meshgrid(*arrays: Tensor, indexing: str = "xy") -> list[Tensor]:
     return out
 
 
-def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
+def unstack(x: TensorLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``stack``).
 
     Example:
@@ -102,12 +106,13 @@ def unstack(x: Tensor, /, *, axis: int = 0) -> tuple[Tensor, ...]:
         >>> [t.tolist() for t in ml.unstack(ml.asarray([[1, 2], [3, 4]]), axis=1)]
         [[1, 3], [2, 4]]
     """
+    x = tensor(x)
     a = normalize_axis("unstack", axis, x.ndim)
     head = (slice(None),) * a
     return tuple(x[(*head, i)] for i in range(x.shape[a]))
 
 
-def tile(x: Tensor, repetitions: tuple[int, ...], /) -> Tensor:
+def tile(x: TensorLike, repetitions: tuple[int, ...], /) -> Tensor:
     """``x`` repeated ``repetitions[i]`` times along axis ``i`` (shapes aligned on the right).
 
     One broadcast and one reshape: copies ``x`` side by side without a gather.
@@ -117,6 +122,7 @@ def tile(x: Tensor, repetitions: tuple[int, ...], /) -> Tensor:
         >>> ml.tile(ml.asarray([1, 2]), (2, 2)).tolist()
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
+    x = tensor(x)
     reps = tuple(operator.index(r) for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be >= 0, got {repetitions}")
@@ -129,7 +135,7 @@ def tile(x: Tensor, repetitions: tuple[int, ...], /) -> Tensor:
     return reshape(spread, tuple(r * d for r, d in zip(reps, shape)))
 
 
-def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> Tensor:
+def repeat(x: TensorLike, repeats: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Each element of ``x`` repeated ``repeats`` times along ``axis`` (None: flattened ``x``).
 
     An ``int`` is recorded (a broadcast and a reshape). A tensor of counts, one per element
@@ -144,19 +150,22 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
         >>> ml.repeat(ml.asarray([[1, 2]]), ml.asarray([1, 3]), axis=1).tolist()
         [[1, 2, 2, 2]]
     """
+    x = tensor(x, device_of(x, repeats))
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     a = normalize_axis("repeat", axis, x.ndim)
-    if isinstance(repeats, Tensor):
-        if repeats.dtype not in dtypes.INTEGER:
-            raise TypeError(f"repeat: repeats must be integers, got {repeats.dtype}")
-        (counts,) = host_values("repeat", [repeats])
+    if isinstance(repeats, Tensor) or np.ndim(repeats):  # counts, read on the host if a tensor
+        kind = repeats.dtype if isinstance(repeats, Tensor) else np.asarray(repeats).dtype
+        if kind not in dtypes.INTEGER:
+            raise TypeError(f"repeat: repeats must be integers, got {kind}")
+        (counts,) = (host_values("repeat", [repeats]) if isinstance(repeats, Tensor)
+                     else [np.asarray(repeats)])
         if counts.ndim > 1 or counts.size not in (1, x.shape[a]) or (counts < 0).any():
             raise ValueError(f"repeat: repeats must be one count >= 0, or one per element along "
                              f"axis {axis} ({x.shape[a]}), got shape {counts.shape}")
         index = np.repeat(np.arange(x.shape[a]), np.broadcast_to(counts, (x.shape[a],)))
         return take(x, index, axis=a)
-    r = operator.index(repeats)
+    r = operator.index(np.asarray(repeats).item())  # an int, a 0-d array...
     if r < 0:
         raise ValueError(f"repeat: repeats must be >= 0, got {r}")
     # (..., d, 1, ...) -> (..., d, r, ...) -> (..., d * r, ...): each element, r times in a row.
@@ -165,7 +174,7 @@ def repeat(x: Tensor, repeats: int | Tensor, /, *, axis: int | None = None) -> T
     return reshape(spread, x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:])
 
 
-def roll(x: Tensor, /, shift: int | tuple[int, ...], *,
+def roll(x: TensorLike, /, shift: int | tuple[int, ...], *,
          axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` with elements shifted by ``shift`` along ``axis``, wrapping around the end.
 
@@ -177,6 +186,7 @@ def roll(x: Tensor, /, shift: int | tuple[int, ...], *,
         >>> ml.roll(ml.asarray([1, 2, 3, 4]), 1).tolist()
         [4, 1, 2, 3]
     """
+    x = tensor(x)
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
     axes = _axes("roll", axis, x.ndim, unique=False)  # as NumPy, a repeated axis rolls twice

@@ -18,7 +18,7 @@ from typing import Literal
 
 from minilazy import dtypes
 from minilazy.convolution import conv
-from minilazy.creation import arange, full
+from minilazy.creation import arange, device_of, full, tensor, tensors
 from minilazy.elementwise import abs as absolute
 from minilazy.elementwise import exp, log, sqrt, tanh, where
 from minilazy.infer import describe, normalize_axis
@@ -35,7 +35,7 @@ from minilazy.shaping import (
     stack,
     take_along_axis,
 )
-from minilazy.tracer import Tensor
+from minilazy.tracer import Tensor, TensorLike
 
 Pair = int | Sequence[int]
 
@@ -55,8 +55,8 @@ def _image(name: str, x: Tensor, least: int = 3) -> None:
             f"got {describe(x._node)}")
 
 
-def conv2d(x: Tensor, w: Tensor, b: Tensor | None = None, *, stride: Pair = 1, padding: Pair = 0,
-           dilation: Pair = 1, groups: int = 1) -> Tensor:
+def conv2d(x: TensorLike, w: TensorLike, b: TensorLike | None = None, *, stride: Pair = 1,
+           padding: Pair = 0, dilation: Pair = 1, groups: int = 1) -> Tensor:
     """A 2-d convolution as torch's ``conv2d``, plus an optional bias ``b`` per output channel.
 
     Layouts: ``x`` (N, C, H, W), ``w`` (O, C / groups, kH, kW), ``b`` (O,).
@@ -67,12 +67,14 @@ def conv2d(x: Tensor, w: Tensor, b: Tensor | None = None, *, stride: Pair = 1, p
         >>> ml.nn.conv2d(x, w, ml.asarray([0.0, 1.0])).tolist()
         [[[[4.0, 4.0], [4.0, 4.0]], [[5.0, 5.0], [5.0, 5.0]]]]
     """
+    device = device_of(x, w, b)
+    x, w = tensor(x, device), tensor(w, device)
     if x.ndim != 4:
         raise ShapeError(f"conv2d: expects an input (N, C, H, W), got {describe(x._node)}")
     y = conv(x, w, stride=_pair("conv2d", "stride", stride, 1),
              padding=_pair("conv2d", "padding", padding, 0),
              dilation=_pair("conv2d", "dilation", dilation, 1), groups=groups)
-    return y if b is None else y + reshape(b, (1, -1, 1, 1))
+    return y if b is None else y + reshape(tensor(b, x.device), (1, -1, 1, 1))
 
 
 def _window(name: str, x: Tensor, kernel_size: Pair, stride: Pair | None, padding: Pair
@@ -89,7 +91,7 @@ def _window(name: str, x: Tensor, kernel_size: Pair, stride: Pair | None, paddin
     return kernel, strides, pads
 
 
-def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
+def max_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
                ) -> Tensor:
     """The maximum of each window over the last two axes (H, W), as torch's ``max_pool2d``.
 
@@ -102,6 +104,7 @@ def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
         >>> ml.nn.max_pool2d(ml.reshape(ml.arange(16.0), (1, 1, 4, 4)), 2).tolist()
         [[[[5.0, 7.0], [13.0, 15.0]]]]
     """
+    x = tensor(x)
     (kh, kw), (sh, sw), (ph, pw) = _window("max_pool2d", x, kernel_size, stride, padding)
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
     for axis, p in ((-2, ph), (-1, pw)):
@@ -118,7 +121,7 @@ def max_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
     return take_along_axis(windows, first, axis=-1)[..., 0]
 
 
-def avg_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
+def avg_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
                ) -> Tensor:
     """The mean of each window over the last two axes (H, W), as torch's ``avg_pool2d``.
 
@@ -130,6 +133,7 @@ def avg_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
         >>> ml.nn.avg_pool2d(ml.reshape(ml.arange(16.0), (1, 1, 4, 4)), 2).tolist()
         [[[[2.5, 4.5], [10.5, 12.5]]]]
     """
+    x = tensor(x)
     kernel, strides, pads = _window("avg_pool2d", x, kernel_size, stride, padding)
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
     ones = full((1, 1, *kernel), 1.0 / (kernel[0] * kernel[1]), dtype=x.dtype,
@@ -138,7 +142,7 @@ def avg_pool2d(x: Tensor, kernel_size: Pair, stride: Pair | None = None, padding
     return reshape(y, (*lead, *y.shape[-2:]))
 
 
-def linear(x: Tensor, w: Tensor, b: Tensor | None = None) -> Tensor:
+def linear(x: TensorLike, w: TensorLike, b: TensorLike | None = None) -> Tensor:
     """``x @ w + b``: a dense layer with weights ``w`` laid out (in, out) and bias ``b`` (out,).
 
     Example:
@@ -146,11 +150,13 @@ def linear(x: Tensor, w: Tensor, b: Tensor | None = None) -> Tensor:
         >>> ml.nn.linear(ml.ones((1, 2)), ml.ones((2, 3)), ml.asarray([0.0, 1.0, 2.0])).tolist()
         [[2.0, 3.0, 4.0]]
     """
+    device = device_of(x, w, b)
+    x, w = tensor(x, device), tensor(w, device)
     y = x @ w
     return y if b is None else y + b
 
 
-def relu(x: Tensor) -> Tensor:
+def relu(x: TensorLike) -> Tensor:
     """``max(x, 0)``, element by element; its gradient at 0 is 0 (as torch's and ``jax.nn``'s).
 
     Example:
@@ -158,6 +164,7 @@ def relu(x: Tensor) -> Tensor:
         >>> ml.nn.relu(ml.asarray([-1.0, 0.0, 2.0])).tolist()
         [0.0, 0.0, 2.0]
     """
+    x = tensor(x)
     return where(x <= 0, 0, x)  # NaN stays NaN
 
 
@@ -167,7 +174,7 @@ _ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.2788680
          1.48851587, -0.82215223, 0.17087277)
 
 
-def gelu(x: Tensor, *, approximate: Literal["none", "tanh"] = "none") -> Tensor:
+def gelu(x: TensorLike, *, approximate: Literal["none", "tanh"] = "none") -> Tensor:
     """``x * Phi(x)``, Phi the standard normal CDF, as torch's ``gelu`` (exact by default).
 
     minilazy has no ``erf`` op, so the default computes Phi from an erfc approximation with a
@@ -182,6 +189,7 @@ def gelu(x: Tensor, *, approximate: Literal["none", "tanh"] = "none") -> Tensor:
         >>> round(ml.nn.gelu(ml.asarray(1.0), approximate="tanh").item(), 6)
         0.841192
     """
+    x = tensor(x)
     if approximate == "tanh":
         return 0.5 * x * (1.0 + tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x * x * x)))
     if approximate != "none":
@@ -201,7 +209,7 @@ def _softmax_axis(name: str, x: Tensor, axis: int) -> None:
     normalize_axis(name, axis, x.ndim)  # one int axis, or NumPy's TypeError / AxisError
 
 
-def softmax(x: Tensor, axis: int = -1) -> Tensor:
+def softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``, stable: the maximum is subtracted first.
 
     Example:
@@ -209,12 +217,13 @@ def softmax(x: Tensor, axis: int = -1) -> Tensor:
         >>> ml.nn.softmax(ml.asarray([0.0, 0.0, 1000.0])).tolist()
         [0.0, 0.0, 1.0]
     """
+    x = tensor(x)
     _softmax_axis("softmax", x, axis)
     e = exp(x - reduce_max(x, axis=axis, keepdims=True))
     return e / reduce_sum(e, axis=axis, keepdims=True)
 
 
-def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
+def log_softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """``x - log(sum(exp(x)))`` along ``axis``, stable: the maximum is subtracted first.
 
     Example:
@@ -222,12 +231,13 @@ def log_softmax(x: Tensor, axis: int = -1) -> Tensor:
         >>> ml.nn.log_softmax(ml.asarray([0.0, 1000.0])).tolist()
         [-1000.0, 0.0]
     """
+    x = tensor(x)
     _softmax_axis("log_softmax", x, axis)
     shifted = x - reduce_max(x, axis=axis, keepdims=True)
     return shifted - log(reduce_sum(exp(shifted), axis=axis, keepdims=True))
 
 
-def cross_entropy(logits: Tensor, labels: Tensor) -> Tensor:
+def cross_entropy(logits: TensorLike, labels: TensorLike) -> Tensor:
     """The mean over the batch of ``-log_softmax(logits)[label]``, as torch's ``cross_entropy``.
 
     ``logits`` (..., C), ``labels`` (...) integer class ids in [0, C). The label is picked by a
@@ -238,6 +248,7 @@ def cross_entropy(logits: Tensor, labels: Tensor) -> Tensor:
         >>> round(ml.nn.cross_entropy(ml.zeros((2, 4)), ml.asarray([1, 3])).item(), 6)
         1.386294
     """
+    logits, labels = tensors(logits, labels)
     if labels.dtype not in dtypes.INTEGER or logits.shape[:-1] != labels.shape:
         raise (TypeError if labels.dtype not in dtypes.INTEGER else ShapeError)(
             f"cross_entropy: expects integer labels of shape {logits.shape[:-1]} for logits "
@@ -247,7 +258,7 @@ def cross_entropy(logits: Tensor, labels: Tensor) -> Tensor:
     return -mean(picked)
 
 
-def layer_norm(x: Tensor, weight: Tensor | None = None, bias: Tensor | None = None,
+def layer_norm(x: TensorLike, weight: TensorLike | None = None, bias: TensorLike | None = None,
                eps: float = 1e-5) -> Tensor:
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (biased variance).
 
@@ -258,13 +269,14 @@ def layer_norm(x: Tensor, weight: Tensor | None = None, bias: Tensor | None = No
         >>> [round(v, 4) for v in ml.nn.layer_norm(ml.asarray([1.0, 3.0])).tolist()]
         [-1.0, 1.0]
     """
+    x = tensor(x, device_of(x, weight, bias))
     centred = x - mean(x, axis=-1, keepdims=True)
     y = centred / sqrt(mean(centred * centred, axis=-1, keepdims=True) + eps)
     y = y if weight is None else y * weight
     return y if bias is None else y + bias
 
 
-def embedding(ids: Tensor, table: Tensor) -> Tensor:
+def embedding(ids: TensorLike, table: TensorLike) -> Tensor:
     """The rows of ``table`` (V, D) picked by integer ``ids`` (...): a result (..., D).
 
     Recorded as one integer-array index, ``table[ids]``; the gradient adds into the picked rows
@@ -276,13 +288,14 @@ def embedding(ids: Tensor, table: Tensor) -> Tensor:
         >>> ml.nn.embedding(ml.asarray([[2, 0]]), table).tolist()
         [[[4.0, 5.0], [0.0, 1.0]]]
     """
+    ids, table = tensors(ids, table)
     if ids.dtype not in dtypes.INTEGER or table.ndim != 2:
         raise TypeError(f"embedding: expects integer ids and a table (V, D), got "
                         f"{describe(ids._node)} and {describe(table._node)}")
     return table[ids]
 
 
-def dropout(x: Tensor, p: float, key: Tensor) -> Tensor:
+def dropout(x: TensorLike, p: float, key: Tensor) -> Tensor:
     """Inverted dropout: each element zeroed with probability ``p``, the others scaled by 1/(1-p).
 
     The mask is ``ml.random.bernoulli(key, 1 - p, x.shape)``: the same key gives the same mask,
@@ -299,6 +312,7 @@ def dropout(x: Tensor, p: float, key: Tensor) -> Tensor:
         >>> ml.nn.dropout(x, 0.0, ml.random.key(0)) is x
         True
     """
+    x = tensor(x, device_of(x, key))
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: p must be in [0, 1], got {p!r}")
     if p == 0.0:
@@ -308,8 +322,8 @@ def dropout(x: Tensor, p: float, key: Tensor) -> Tensor:
     return where(bernoulli(key, 1.0 - p, x.shape), x * (1.0 / (1.0 - p)), 0)
 
 
-def causal_self_attention(x: Tensor, wq: Tensor, wk: Tensor, wv: Tensor, wo: Tensor,
-                          n_heads: int) -> Tensor:
+def causal_self_attention(x: TensorLike, wq: TensorLike, wk: TensorLike, wv: TensorLike,
+                          wo: TensorLike, n_heads: int) -> Tensor:
     """Multi-head self-attention over ``x`` (B, T, D) where position i sees positions <= i.
 
     ``wq``, ``wk``, ``wv``, ``wo`` are (D, D) weights laid out (in, out), no biases; the heads
@@ -324,6 +338,7 @@ def causal_self_attention(x: Tensor, wq: Tensor, wk: Tensor, wv: Tensor, wo: Ten
         >>> y.shape, y[0, 0].tolist()
         ((2, 3, 4), [1.0, 1.0, 1.0, 1.0])
     """
+    x, wq, wk, wv, wo = tensors(x, wq, wk, wv, wo)
     if x.ndim != 3 or n_heads < 1 or x.shape[-1] % n_heads:
         raise ShapeError(f"causal_self_attention: expects x (B, T, D) with D divisible by "
                          f"n_heads={n_heads}, got {describe(x._node)}")

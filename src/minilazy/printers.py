@@ -250,6 +250,8 @@ def graph(*tensors: Tensor) -> Graph:
     """
     if not tensors:
         raise ValueError("graph() needs at least one tensor")
+    if not all(isinstance(t, Tensor) for t in tensors):  # host data has no graph
+        raise TypeError(f"graph() takes tensors, got {[type(t).__name__ for t in tensors]}")
     devices = {t.device for t in tensors}
     if len(devices) > 1:
         raise ValueError(f"graph(): tensors are on several devices: {sorted(map(str, devices))}")

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from minilazy import dtypes
 from minilazy.attrs import NONE, Axis, Contract, Reduce, Scan, ToShape
-from minilazy.creation import full
+from minilazy.creation import full, tensor, tensors
 from minilazy.dtypes import DType, DTypeLike
 from minilazy.elementwise import astype
 from minilazy.infer import describe, normalize_axes, normalize_axis
@@ -38,7 +38,7 @@ def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Te
     return record(op, (x._node,), Reduce(axes, bool(keepdims)), x.device)
 
 
-def sum(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
+def sum(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Tensor:
     """Sum over ``axis`` (all axes when None). Integers accumulate in int64/uint64, as NumPy.
 
@@ -47,13 +47,14 @@ def sum(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
         >>> ml.sum(ml.asarray([[1, 2], [3, 4]]), axis=0).tolist()
         [4, 6]
     """
+    x = tensor(x)
     if dtype is None:
         return _reduce(Op.SUM, x, axis, keepdims)
     d = dtypes.canonical(dtype)
     return astype(_reduce(Op.SUM, astype(x, d), axis, keepdims), d, copy=False)
 
 
-def prod(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
+def prod(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Tensor:
     """Product over ``axis``.
 
@@ -62,13 +63,14 @@ def prod(x: Tensor, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
         >>> ml.prod(ml.asarray([1.0, 2.0, 3.0])).item()
         6.0
     """
+    x = tensor(x)
     if dtype is None:
         return _reduce(Op.PROD, x, axis, keepdims)
     d = dtypes.canonical(dtype)
     return astype(_reduce(Op.PROD, astype(x, d), axis, keepdims), d, copy=False)
 
 
-def max(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def max(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Maximum over ``axis`` (NaN propagates). Zero-size reductions raise at the call.
 
     Example:
@@ -76,10 +78,11 @@ def max(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
         >>> ml.max(ml.asarray([1, 5, 2])).item()
         5
     """
+    x = tensor(x)
     return _reduce(Op.MAX, x, axis, keepdims)
 
 
-def min(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def min(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Minimum over ``axis`` (NaN propagates).
 
     Example:
@@ -87,10 +90,11 @@ def min(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
         >>> ml.min(ml.asarray([[1, 5], [0, 2]]), axis=1).tolist()
         [1, 0]
     """
+    x = tensor(x)
     return _reduce(Op.MIN, x, axis, keepdims)
 
 
-def argmax(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmax(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first maximum along ``axis`` (of the flattened tensor when None).
 
     Example:
@@ -98,12 +102,13 @@ def argmax(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> 
         >>> ml.argmax(ml.asarray([1, 5, 2])).item()
         1
     """
+    x = tensor(x)
     if axis is not None:  # one axis, as NumPy (a 0-d x takes 0 or -1, as in NumPy)
         normalize_axis("argmax", axis, x.ndim or 1)
     return _reduce(Op.ARGMAX, x, axis, keepdims)
 
 
-def argmin(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
+def argmin(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first minimum along ``axis`` (of the flattened tensor when None).
 
     Example:
@@ -111,12 +116,13 @@ def argmin(x: Tensor, /, *, axis: int | None = None, keepdims: bool = False) -> 
         >>> ml.argmin(ml.asarray([[3, 1], [0, 2]]), axis=1).tolist()
         [1, 0]
     """
+    x = tensor(x)
     if axis is not None:
         normalize_axis("argmin", axis, x.ndim or 1)
     return _reduce(Op.ARGMIN, x, axis, keepdims)
 
 
-def any(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def any(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where any element along ``axis`` is nonzero.
 
     Example:
@@ -124,10 +130,11 @@ def any(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
         >>> ml.any(ml.asarray([0, 0, 3])).item()
         True
     """
+    x = tensor(x)
     return _reduce(Op.ANY, x, axis, keepdims)
 
 
-def all(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def all(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where every element along ``axis`` is nonzero.
 
     Example:
@@ -135,10 +142,11 @@ def all(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
         >>> ml.all(ml.asarray([1, 0, 3])).item()
         False
     """
+    x = tensor(x)
     return _reduce(Op.ALL, x, axis, keepdims)
 
 
-def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
+def cumulative_sum(x: TensorLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Tensor:
     """Running sums along ``axis``: element ``i`` is the sum of elements ``0..i`` (one op).
 
@@ -151,6 +159,7 @@ def cumulative_sum(x: Tensor, /, *, axis: int | None = None, dtype: DTypeLike | 
         >>> ml.cumulative_sum(ml.asarray([1, 2, 3]), include_initial=True).tolist()
         [0, 1, 3, 6]
     """
+    x = tensor(x)
     if x.ndim == 0:  # NumPy scans a 0-d array as one element
         x = record(Op.RESHAPE, (x._node,), ToShape((1,)), x.device)
     if axis is None:
@@ -180,7 +189,7 @@ def _count(name: str, x: Tensor, axis: Axes) -> int:
     return math.prod(x.shape[a] for a in _axes(name, x, axis))
 
 
-def mean(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def mean(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (integers give float64, as NumPy).
 
     Example:
@@ -188,6 +197,7 @@ def mean(x: Tensor, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
         >>> ml.mean(ml.asarray([1, 2, 3, 4])).item()
         2.5
     """
+    x = tensor(x)
     acc, out = _mean_dtypes(x)
     total = _reduce(Op.SUM, astype(x, acc, copy=False), axis, keepdims, "mean")
     return astype(binary(Op.DIV, total, _count("mean", x, axis)), out, copy=False)
@@ -205,7 +215,7 @@ def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) ->
                   copy=False)
 
 
-def var(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
+def var(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (n - correction)``, as NumPy computes it.
 
@@ -214,10 +224,11 @@ def var(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
         >>> ml.var(ml.asarray([1.0, 2.0, 3.0, 4.0])).item()
         1.25
     """
+    x = tensor(x)
     return _var(x, axis, correction, keepdims, "var")
 
 
-def std(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
+def std(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Standard deviation over ``axis``: ``sqrt(var(x))``.
 
@@ -226,6 +237,7 @@ def std(x: Tensor, /, *, axis: Axes = None, correction: int | float = 0,
         >>> ml.std(ml.asarray([1.0, 3.0])).item()
         1.0
     """
+    x = tensor(x)
     v = _var(x, axis, correction, keepdims, "std")
     return record(Op.SQRT, (v._node,), NONE, v.device)
 
@@ -238,14 +250,12 @@ def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:
         >>> ml.matmul(ml.asarray([[1.0, 2.0]]), ml.asarray([3.0, 4.0])).tolist()
         [11.0]
     """
-    a = x1 if isinstance(x1, Tensor) else x2
-    if not isinstance(a, Tensor):
-        raise TypeError("matmul: expected at least one Tensor")
-    return a.__matmul__(x2) if a is x1 else a.__rmatmul__(x1)
+    a, b = tensors(x1, x2)
+    return a @ b
 
 
-def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Sequence[int]] = 2
-              ) -> Tensor:
+def tensordot(x1: TensorLike, x2: TensorLike, /, *,
+              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """Contract the last ``axes`` axes of ``x1`` with the first of ``x2`` (or named axes).
 
     Example:
@@ -253,6 +263,7 @@ def tensordot(x1: Tensor, x2: Tensor, /, *, axes: int | tuple[Sequence[int], Seq
         >>> ml.tensordot(ml.ones((2, 3)), ml.ones((3, 4)), axes=1).shape
         (2, 4)
     """
+    x1, x2 = tensors(x1, x2)
     if isinstance(axes, int):
         if axes < 0 or axes > x1.ndim or axes > x2.ndim:
             raise ValueError(f"tensordot: axes={axes} is out of range for shapes {x1.shape} "

@@ -17,7 +17,7 @@ from typing import Any, Literal, NamedTuple
 import numpy as np
 
 from minilazy import dtypes
-from minilazy.creation import asarray
+from minilazy.creation import device_of, tensor
 from minilazy.elementwise import astype, isnan
 from minilazy.fallback import host_values
 from minilazy.host import host_data
@@ -67,10 +67,6 @@ class UniqueInverseResult(NamedTuple):
     inverse_indices: Tensor
 
 
-def _tensor(x: TensorLike) -> Tensor:
-    return x if isinstance(x, Tensor) else asarray(x)
-
-
 def _on_device(results: Any, like: Tensor) -> list[Tensor]:
     """NumPy's results as device data on ``like``'s device (leaves: gradients stop here)."""
     return [Tensor(host_data(r, None, like.device), like.device) for r in results]
@@ -87,7 +83,7 @@ def nonzero(x: TensorLike, /) -> tuple[Tensor, ...]:
         >>> [i.tolist() for i in ml.nonzero(ml.asarray([[0, 7], [5, 0]]))]
         [[0, 1], [1, 0]]
     """
-    t = _tensor(x)
+    t = tensor(x)
     if not t.ndim:  # NumPy 2 refuses it too: which axis would the indices be along?
         raise ValueError("nonzero: a 0-d tensor has no axes to index; use "
                          "ml.reshape(x, (1,)) first")
@@ -101,7 +97,7 @@ def _unique(op: str, x: TensorLike) -> tuple[Tensor, Tensor, np.ndarray[Any, Any
 
     With NumPy's first indices, inverse indices and counts, in the values' order.
     """
-    t = _tensor(x)
+    t = tensor(x)
     (value,) = host_values(op, [t])
     r = np.unique_all(value)
     order = np.argsort(r.values, kind="stable")  # NumPy 2.3 leaves complex values unsorted
@@ -186,7 +182,8 @@ def searchsorted(x1: TensorLike, x2: TensorLike, /, *, side: Literal["left", "ri
         >>> ml.searchsorted(x1, ml.asarray([2.0, 6.0]), side="right").tolist()
         [3, 4]
     """
-    a, v = _tensor(x1), _tensor(x2)
+    device = device_of(x1, x2, sorter)
+    a, v = tensor(x1, device), tensor(x2, device)
     if a.ndim != 1:
         raise ValueError(f"searchsorted: x1 must be 1-D, got shape {a.shape}")
     if side not in ("left", "right"):

@@ -17,13 +17,14 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.attrs import Axes, Axis, Iota, Permute, ToShape
+from minilazy.creation import device_of, tensor, tensors
 from minilazy.elementwise import where
 from minilazy.infer import broadcast_shapes, describe, integers, normalize_axes, normalize_axis
 from minilazy.ir import Op, ShapeError
 from minilazy.tracer import Tensor, TensorLike, as_node, record
 
 
-def reshape(x: Tensor, /, shape: int | Sequence[int], *, copy: bool | None = None) -> Tensor:
+def reshape(x: TensorLike, /, shape: int | Sequence[int], *, copy: bool | None = None) -> Tensor:
     """``x`` with a new shape of the same size; one dimension may be -1 (inferred).
 
     Example:
@@ -31,6 +32,7 @@ def reshape(x: Tensor, /, shape: int | Sequence[int], *, copy: bool | None = Non
         >>> ml.reshape(ml.arange(6), (2, -1)).shape
         (2, 3)
     """
+    x = tensor(x)
     dims = list(integers("reshape", shape))
     if dims.count(-1) > 1 or any(d < -1 for d in dims):
         raise ValueError(f"reshape: invalid shape {tuple(dims)}")
@@ -46,7 +48,7 @@ def reshape(x: Tensor, /, shape: int | Sequence[int], *, copy: bool | None = Non
     return record(Op.RESHAPE, (x._node,), ToShape(new), x.device)
 
 
-def permute_dims(x: Tensor, /, axes: Sequence[int]) -> Tensor:
+def permute_dims(x: TensorLike, /, axes: Sequence[int]) -> Tensor:
     """``x`` with its axes reordered: result axis ``i`` is ``x``'s axis ``axes[i]``.
 
     Example:
@@ -54,12 +56,13 @@ def permute_dims(x: Tensor, /, axes: Sequence[int]) -> Tensor:
         >>> ml.permute_dims(ml.ones((2, 3, 4)), (2, 0, 1)).shape
         (4, 2, 3)
     """
+    x = tensor(x)
     perm = tuple(a % x.ndim if x.ndim and -x.ndim <= a < x.ndim else a
                  for a in integers("permute_dims", axes))
     return record(Op.TRANSPOSE, (x._node,), Permute(perm), x.device)
 
 
-def matrix_transpose(x: Tensor, /) -> Tensor:
+def matrix_transpose(x: TensorLike, /) -> Tensor:
     """Swap the last two axes (a stack of matrix transposes).
 
     Example:
@@ -67,10 +70,11 @@ def matrix_transpose(x: Tensor, /) -> Tensor:
         >>> ml.matrix_transpose(ml.ones((5, 2, 3))).shape
         (5, 3, 2)
     """
+    x = tensor(x)
     return x.mT
 
 
-def expand_dims(x: Tensor, /, axis: int | Sequence[int] = 0) -> Tensor:
+def expand_dims(x: TensorLike, /, axis: int | Sequence[int] = 0) -> Tensor:
     """``x`` with a new axis of length 1 inserted at ``axis`` (or at each of a tuple of axes).
 
     Axes count in the result, as in NumPy: ``expand_dims(x, (0, -1))`` adds a first and a last.
@@ -82,6 +86,7 @@ def expand_dims(x: Tensor, /, axis: int | Sequence[int] = 0) -> Tensor:
         >>> ml.expand_dims(ml.ones((2, 3)), axis=(0, -1)).shape
         (1, 2, 3, 1)
     """
+    x = tensor(x)
     if isinstance(axis, (tuple, list)):
         axes = normalize_axes("expand_dims", axis, x.ndim + len(axis))
     else:
@@ -90,7 +95,7 @@ def expand_dims(x: Tensor, /, axis: int | Sequence[int] = 0) -> Tensor:
     return reshape(x, tuple(1 if i in axes else next(old) for i in range(x.ndim + len(axes))))
 
 
-def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
+def squeeze(x: TensorLike, /, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` without the length-1 axes named by ``axis`` (all of them when None).
 
     Example:
@@ -98,6 +103,7 @@ def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
         >>> ml.squeeze(ml.ones((1, 2, 1)), axis=0).shape
         (2, 1)
     """
+    x = tensor(x)
     if axis is None:
         axes = tuple(i for i, n in enumerate(x.shape) if n == 1)
     elif x.ndim == 0 and not isinstance(axis, bool) and axis in (0, -1):
@@ -111,7 +117,7 @@ def squeeze(x: Tensor, /, axis: int | Sequence[int] | None = None) -> Tensor:
     return reshape(x, tuple(n for i, n in enumerate(x.shape) if i not in axes))
 
 
-def broadcast_to(x: Tensor, /, shape: Sequence[int]) -> Tensor:
+def broadcast_to(x: TensorLike, /, shape: Sequence[int]) -> Tensor:
     """``x`` broadcast to ``shape`` (NumPy rules: new axes on the left, length-1 axes stretch).
 
     Example:
@@ -119,11 +125,12 @@ def broadcast_to(x: Tensor, /, shape: Sequence[int]) -> Tensor:
         >>> ml.broadcast_to(ml.ones((3,)), (2, 3)).shape
         (2, 3)
     """
+    x = tensor(x)
     return record(Op.BROADCAST, (x._node,), ToShape(integers("broadcast_to", shape)),
                   x.device)
 
 
-def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
+def concat(arrays: Sequence[TensorLike], /, *, axis: int | None = 0) -> Tensor:
     """Join tensors along an existing axis (flattened first when ``axis`` is None).
 
     Example:
@@ -131,20 +138,20 @@ def concat(arrays: Sequence[Tensor], /, *, axis: int | None = 0) -> Tensor:
         >>> ml.concat([ml.ones((2,)), ml.zeros((1,))]).tolist()
         [1.0, 1.0, 0.0]
     """
+    arrays = tensors(*arrays)
     if not arrays:
         raise ValueError("concat: needs at least one tensor")
     first = arrays[0]
-    if axis is None:
-        arrays = [reshape(a, (-1,)) for a in arrays]
-        axis = 0
-    elif first.ndim == 0:
+    if axis is None:  # of the flattened tensors
+        return concat([reshape(a, (-1,)) for a in arrays], axis=0)
+    if first.ndim == 0:
         raise ValueError("concat: zero-dimensional tensors cannot be concatenated")
     a = normalize_axis("concat", axis, arrays[0].ndim)
     nodes = tuple(as_node(t, first.device) for t in arrays)
     return record(Op.CONCAT, nodes, Axis(a), first.device)
 
 
-def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
+def stack(arrays: Sequence[TensorLike], /, *, axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis.
 
     Example:
@@ -152,6 +159,7 @@ def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
         >>> ml.stack([ml.ones((2,)), ml.zeros((2,))], axis=1).shape
         (2, 2)
     """
+    arrays = tensors(*arrays)
     if not arrays:
         raise ValueError("stack: needs at least one tensor")
     normalize_axis("stack", axis, arrays[0].ndim + 1)  # an int: expand_dims takes tuples too
@@ -162,7 +170,7 @@ def stack(arrays: Sequence[Tensor], /, *, axis: int = 0) -> Tensor:
     return concat([expand_dims(t, axis) for t in arrays], axis=axis)
 
 
-def flip(x: Tensor, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
+def flip(x: TensorLike, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes when None).
 
     Example:
@@ -170,6 +178,7 @@ def flip(x: Tensor, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
         >>> ml.flip(ml.arange(3)).tolist()
         [2, 1, 0]
     """
+    x = tensor(x)
     axes = normalize_axes("flip", axis, x.ndim)
     return record(Op.FLIP, (x._node,), Axes(axes), x.device)
 
@@ -193,7 +202,7 @@ def _host_indices(name: str, indices: TensorLike) -> Tensor | np.ndarray[Any, An
     return indices
 
 
-def take(x: Tensor, indices: TensorLike, /, *, axis: int | None = None) -> Tensor:
+def take(x: TensorLike, indices: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (of the flattened ``x`` if None).
 
     Indices known on the host (a Python int, a list, a NumPy array) are checked at the call: one
@@ -209,6 +218,7 @@ def take(x: Tensor, indices: TensorLike, /, *, axis: int | None = None) -> Tenso
         ...
         IndexError: index 2 is out of bounds for axis 0 with size 2
     """
+    x = tensor(x, device_of(x, indices))
     if axis is None:
         x, axis = reshape(x, (-1,)), 0
     a = normalize_axis("take", axis, x.ndim)
@@ -232,7 +242,7 @@ def _band(name: str, x: Tensor, k: int, lower: bool) -> Tensor:
     return where(keep, x, False if x.dtype == dtypes.bool_ else 0)
 
 
-def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
+def tril(x: TensorLike, /, *, k: int = 0) -> Tensor:
     """The lower triangle of each matrix in ``x`` (its last two axes), zeros above diagonal ``k``.
 
     Recorded as an iota comparison and a ``where``, so its gradient needs no rule of its own.
@@ -242,10 +252,11 @@ def tril(x: Tensor, /, *, k: int = 0) -> Tensor:
         >>> ml.tril(ml.ones((2, 3), dtype=ml.int64)).tolist()
         [[1, 0, 0], [1, 1, 0]]
     """
+    x = tensor(x)
     return _band("tril", x, k, lower=True)
 
 
-def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
+def triu(x: TensorLike, /, *, k: int = 0) -> Tensor:
     """The upper triangle of each matrix in ``x`` (its last two axes), zeros below diagonal ``k``.
 
     Example:
@@ -253,10 +264,11 @@ def triu(x: Tensor, /, *, k: int = 0) -> Tensor:
         >>> ml.triu(ml.ones((2, 3), dtype=ml.int64), k=1).tolist()
         [[0, 1, 1], [0, 0, 1]]
     """
+    x = tensor(x)
     return _band("triu", x, k, lower=False)
 
 
-def take_along_axis(x: Tensor, indices: TensorLike, /, *, axis: int = -1) -> Tensor:
+def take_along_axis(x: TensorLike, indices: TensorLike, /, *, axis: int = -1) -> Tensor:
     """Elements of ``x`` picked along ``axis`` by ``indices``, which has as many axes as ``x``.
 
     As NumPy's ``np.take_along_axis``: the other axes of ``x`` and ``indices`` broadcast. Recorded
@@ -270,6 +282,7 @@ def take_along_axis(x: Tensor, indices: TensorLike, /, *, axis: int = -1) -> Ten
         >>> ml.take_along_axis(x, ml.asarray([[0], [2]]), axis=1).tolist()
         [[10], [50]]
     """
+    x = tensor(x, device_of(x, indices))
     try:
         index = _host_indices("take_along_axis", indices)
     except TypeError as e:  # NumPy's error type for a non-integer index

@@ -10,21 +10,21 @@ first. ``-0.0`` and ``0.0`` are equal keys. Never imports jax.
 from __future__ import annotations
 
 from minilazy.attrs import Sort, ToShape
+from minilazy.creation import tensor
 from minilazy.infer import normalize_axis
 from minilazy.ir import Op
-from minilazy.tracer import Tensor, record
+from minilazy.tracer import Tensor, TensorLike, record
 
 
-def _sort(op: Op, x: Tensor, axis: int, descending: bool) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{op.value}: expected a Tensor, got {type(x).__name__}")
+def _sort(op: Op, x: TensorLike, axis: int, descending: bool) -> Tensor:
+    x = tensor(x)
     if op is Op.ARGSORT and x.ndim == 0:  # NumPy argsorts a 0-d array as one of shape (1,)
         x = record(Op.RESHAPE, (x._node,), ToShape((1,)), x.device)
     a = normalize_axis(op.value, axis, x.ndim)
     return record(op, (x._node,), Sort(a, bool(descending)), x.device)
 
 
-def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+def sort(x: TensorLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True
          ) -> Tensor:
     """``x`` sorted along ``axis``, ascending (NaNs last) or ``descending`` (NaNs first).
 
@@ -41,7 +41,7 @@ def sort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool
     return _sort(Op.SORT, x, axis, descending)
 
 
-def argsort(x: Tensor, /, *, axis: int = -1, descending: bool = False, stable: bool = True
+def argsort(x: TensorLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True
             ) -> Tensor:
     """The indices (int64) that sort ``x`` along ``axis``, as ``take_along_axis`` reads them.
 

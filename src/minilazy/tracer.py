@@ -242,8 +242,9 @@ class Tensor(ArrayAPIMethods):
         return backend().to_host(self, "numpy")
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        array = backend().to_host(self, "__array__")
-        return array if dtype is None else array.astype(dtype)
+        if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
+            raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
+        return np.asarray(backend().to_host(self, "__array__"), dtype=dtype)
 
     def item(self) -> Number:
         """The single element as a Python scalar (an observation barrier)."""
