@@ -246,3 +246,24 @@ def test_pickle_materialises_then_restores_values() -> None:
 def test_from_dlpack_copy_false_is_refused() -> None:
     # copy=False would make the tensor alias the exporter's memory, which its owner can write
     raises_at_the_call(lambda: ml.from_dlpack(aligned(np.ones(4)), copy=False), ValueError)
+
+
+@pytest.mark.parametrize("call", [
+    lambda d: ml.zeros(2, device=d), lambda d: ml.asarray(np.ones(2), device=d),
+    lambda d: ml.asarray(ml.ones(2), device=d), lambda d: ml.ones(2).to_device(d),
+    lambda d: ml.astype(ml.ones(2), ml.int32, device=d), lambda d: ml.arange(3, device=d),
+    lambda d: ml.eye(2, device=d), lambda d: ml.linspace(0, 1, 3, device=d),
+    lambda d: ml.full_like(ml.ones(2), 1.0, device=d)])
+@pytest.mark.parametrize("device", ["cpu", 0, ml.float32])
+def test_a_device_that_is_no_device_is_a_type_error_and_harms_nothing(call, device):
+    pending = ml.ones(3) * 2.0
+    with pytest.raises(TypeError, match=f"must be a minilazy Device.*{type(device).__name__}"):
+        call(device)
+    ml.mark_step()  # (a string taken as a device failed every later barrier)
+    np.testing.assert_array_equal(pending.numpy(), [2.0, 2.0, 2.0])
+
+
+@pytest.mark.parametrize("make", [ml.zeros, ml.ones, ml.empty])
+def test_a_bad_shape_names_the_function_called(make):
+    with pytest.raises(TypeError, match=f"^{make.__name__}: "):
+        make((True, 2))

@@ -334,3 +334,13 @@ def test_a_training_step_is_lazy_and_compiles_once(opt):
     m = ml.metrics()
     assert m.compiles == 1, m.compile_causes  # 5 steps, 1 compile: lr and the count are data
     assert m.fallbacks == 0 and losses[-1] < losses[0], losses
+
+
+@pytest.mark.parametrize("ids", [[3], [[0, -4]], np.array([7, 0])])
+def test_embedding_checks_host_ids_at_the_call(ids):
+    table = ml.reshape(ml.arange(6.0), (3, 2))
+    with pytest.raises(IndexError, match="out of bounds for axis 0 with size 3"):
+        ml.nn.embedding(ids, table)
+    good = np.array([[2, 0], [-1, 1]])
+    np.testing.assert_array_equal(ml.nn.embedding(good, table).numpy(),
+                                  np.arange(6.0).reshape(3, 2)[good])

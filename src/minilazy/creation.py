@@ -17,7 +17,7 @@ import numpy as np
 
 from minilazy import dtypes
 from minilazy.attrs import NONE, Cast, Iota, Spec, ToShape
-from minilazy.device import Mesh
+from minilazy.device import Mesh, checked
 from minilazy.dtypes import DType, DTypeLike, Number, Scalar
 from minilazy.host import host_array, host_data
 from minilazy.infer import integers, sized
@@ -37,8 +37,8 @@ def _shape(shape: ShapeLike, what: str = "shape") -> tuple[int, ...]:
     return out
 
 
-def _device(device: Device | None) -> Device:
-    return backend().default_device() if device is None else device
+def _device(device: Device | None, where: str) -> Device:
+    return backend().default_device() if device is None else checked(device, where)
 
 
 def _default_dtype(value: Scalar) -> DType:
@@ -83,10 +83,11 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
             t = Tensor(t._node, t.device)
         return t if sharding is None else mark_sharding(t, *placement(t, sharding, "asarray"))
     if sharding is None:
-        dev = _device(device)
+        dev = _device(device, "asarray")
         return Tensor(host_data(obj, d, dev), dev)
     mesh, spec = placement(None, sharding, "asarray")
-    here = _device(device)  # a tensor's device on a mesh: ours if on it (each process has one)
+    # a tensor's device on a mesh: ours if on it (each process has one)
+    here = _device(device, "asarray")
     dev = here if here in mesh.devices or device is not None else mesh.devices[0]
     if dev not in mesh.devices:
         raise DeviceError(f"asarray: device {dev} is not one of the mesh's devices "
@@ -145,7 +146,7 @@ def full(shape: ShapeLike, fill_value: Scalar, *, dtype: DTypeLike | None = None
     """
     d = _default_dtype(fill_value) if dtype is None else dtypes.canonical(dtype)
     dims = sized("full", _shape(shape, "full"), d)
-    return record(Op.BROADCAST, (_param(fill_value, d),), ToShape(dims), _device(device))
+    return record(Op.BROADCAST, (_param(fill_value, d),), ToShape(dims), _device(device, "full"))
 
 
 def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None,
@@ -157,7 +158,7 @@ def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None,
         >>> ml.zeros((2, 2), dtype=ml.int32).tolist()
         [[0, 0], [0, 0]]
     """
-    return full(shape, 0, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
+    return full(_shape(shape, "zeros"), 0, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
 def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None,
@@ -169,7 +170,7 @@ def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None,
         >>> ml.ones(3).tolist()
         [1.0, 1.0, 1.0]
     """
-    return full(shape, 1, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
+    return full(_shape(shape, "ones"), 1, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
 def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
@@ -181,7 +182,7 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
         >>> ml.empty((1,)).shape
         (1,)
     """
-    return zeros(shape, dtype=dtype, device=device)
+    return zeros(_shape(shape, "empty"), dtype=dtype, device=device)
 
 
 def full_like(x: TensorLike, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
@@ -196,7 +197,8 @@ def full_like(x: TensorLike, /, fill_value: Scalar, *, dtype: DTypeLike | None =
     if not isinstance(x, Tensor):  # host data: its shape and dtype are all it takes
         like = host_array(x, None)
         return full(like.shape, fill_value, dtype=dtype or like.dtype, device=device)
-    return full(x.shape, fill_value, dtype=dtype or x.dtype, device=device or x.device)
+    return full(x.shape, fill_value, dtype=dtype or x.dtype,
+                device=x.device if device is None else device)
 
 
 def zeros_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
@@ -269,7 +271,7 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
         raise TypeError("arange() is only supported for booleans when the result has at most "
                         "length 2.")
     work = dtypes.int64 if d == dtypes.bool_ else d  # XLA has no bool iota
-    dev = _device(device)
+    dev = _device(device, "arange")
     i = _iota((n,), 0, work, dev)
     scaled = record(Op.MUL, (i._node, _wrapped(step, work)), NONE, dev)
     out = record(Op.ADD, (scaled._node, _param(start, work)), NONE, dev)  # NumPy's OverflowError
@@ -301,7 +303,7 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
     shape = _shape((n_rows, n_rows if n_cols is None else n_cols))
     # A diagonal beyond the matrix is no diagonal: clamped, any int k fits the int64 parameter
     k = max(-shape[0], min(operator.index(k), shape[1]))
-    dev = _device(device)
+    dev = _device(device, "eye")
     rows = _iota(shape, 0, dtypes.int64, dev)
     cols = _iota(shape, 1, dtypes.int64, dev)
     shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), NONE, dev)
@@ -331,7 +333,7 @@ def linspace(start: Number, stop: Number, /, num: int, *, dtype: DTypeLike | Non
     wide = dtypes.complex128 if complex_ else dtypes.float64  # the values are made in this
     div = (num - 1) if endpoint else num
     step = (stop - start) / div if div > 0 else stop - start  # num <= 1: i * step is 0
-    dev = _device(device)
+    dev = _device(device, "linspace")
     i = _iota((num,), 0, dtypes.float64, dev)
     scaled = record(Op.MUL, (i._node, _param(step, wide)), NONE, dev)
     y = record(Op.ADD, (scaled._node, _param(start, wide)), NONE, dev)

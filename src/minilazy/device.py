@@ -39,6 +39,23 @@ class Device:
         return f"{self.platform}:{self.index}"
 
 
+def checked(device: object, where: str) -> Device:
+    """``device`` if it is a :class:`Device`; else ``TypeError`` at the call that passed it.
+
+    (A string such as ``"cpu"`` taken as a device would fail every later barrier.)
+
+    Example:
+        >>> checked("cpu", "zeros")
+        Traceback (most recent call last):
+        ...
+        TypeError: zeros: device must be a minilazy Device (...), got str 'cpu'
+    """
+    if isinstance(device, Device):
+        return device
+    raise TypeError(f"{where}: device must be a minilazy Device (ml.devices(), "
+                    f"ml.default_device()), got {type(device).__name__} {device!r}")
+
+
 class Mesh:
     """Devices laid out on a grid whose axes have names: what a sharding splits tensors over.
 

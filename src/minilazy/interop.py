@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 
+from minilazy.device import checked
 from minilazy.ir import Device, Node
 from minilazy.state import backend
 
@@ -74,6 +75,7 @@ class ArrayAPIMethods:
         if stream is not None:
             raise ValueError(f"to_device: minilazy has no streams, got stream={stream!r}")
         me = cast("Tensor", self)
+        device = checked(device, "to_device")
         return me if device == self._device else backend().copy_to(me, device)
 
     def __complex__(self, /) -> complex:

@@ -16,6 +16,8 @@ import operator
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+
 from minilazy import dtypes
 from minilazy.convolution import conv
 from minilazy.creation import arange, device_of, full, tensor, tensors
@@ -280,7 +282,9 @@ def embedding(ids: TensorLike, table: TensorLike) -> Tensor:
     """The rows of ``table`` (V, D) picked by integer ``ids`` (...): a result (..., D).
 
     Recorded as one integer-array index, ``table[ids]``; the gradient adds into the picked rows
-    (getitem's scatter-add: a repeated id gets the sum). Out-of-range ids are clamped.
+    (getitem's scatter-add: a repeated id gets the sum). Ids known on the host (a list, a NumPy
+    array) are checked at the call (``IndexError``, as ``table[ids]``); ids on the device are
+    data, clamped into range when read (LZ-NUM-005).
 
     Example:
         >>> import minilazy as ml
@@ -288,11 +292,13 @@ def embedding(ids: TensorLike, table: TensorLike) -> Tensor:
         >>> ml.nn.embedding(ml.asarray([[2, 0]]), table).tolist()
         [[[4.0, 5.0], [0.0, 1.0]]]
     """
-    ids, table = tensors(ids, table)
-    if ids.dtype not in dtypes.INTEGER or table.ndim != 2:
+    key = ids if isinstance(ids, Tensor) else np.asarray(ids)  # host ids stay host-known
+    table = tensor(table, key.device if isinstance(key, Tensor) else None)
+    if key.dtype not in dtypes.INTEGER or table.ndim != 2:
+        shown = describe(key._node) if isinstance(key, Tensor) else f"{key.dtype}{list(key.shape)}"
         raise TypeError(f"embedding: expects integer ids and a table (V, D), got "
-                        f"{describe(ids._node)} and {describe(table._node)}")
-    return table[ids]
+                        f"{shown} and {describe(table._node)}")
+    return table[key]
 
 
 def dropout(x: TensorLike, p: float, key: Tensor) -> Tensor:
