@@ -144,7 +144,13 @@ CORE_PATH = ["dtypes", "device", "attrs", "ir", "state", "loops", "infer", "scal
 # real/imag typing, orderings refused), two dtypes and their part types.
 # 3,951 since the fft extension (issue 15, +16): one attribute family and one op, one entry per
 # table (its shape rule and evaluation are off the path, in fft_rules.py).
-CORE_BUDGET = 3951
+# 4,100 since no silent wrong value (issue 28, +140): a signal handler's exception in a barrier
+# is told from the program's own failure and signals are held while a donating program runs
+# (donation.py, +89), host data is copied at the call (runtime.py), device arguments are
+# checked (device.py), one-axis arguments are normalised once (infer.py), signbit is an op.
+# (Integer powers, complex special values and the disk format went off the path, into
+# lowering_int.py, lowering_complex.py and runtime_disk.py.)
+CORE_BUDGET = 4100
 
 
 def test_the_core_path_fits_its_line_budget(capsys):
