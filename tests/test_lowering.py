@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import jax
 import numpy as np
+import pytest
 
 import minilazy as ml
 from minilazy import cache
@@ -98,3 +99,41 @@ def test_a_key_collision_never_serves_another_structures_program():
     lru.compile(a, ())
     assert lru.lookup(a, ()) is not None
     assert lru.lookup(b, ()) is None
+
+
+class _Interrupt(Exception):
+    pass
+
+
+@pytest.mark.parametrize("where", ["__enter__", "__exit__"])
+def test_an_exception_inside_jaxs_x64_switch_leaves_64_bit_mode_as_it_was(where):
+    """A signal handler's exception can land between the steps of ``jax.enable_x64``'s enter
+    or exit (a timer's, in a barrier): 64-bit mode must not stay on in the user's thread."""
+    import sys
+
+    from minilazy.lowering_x64 import x64
+
+    def tracer(frame, event, arg):
+        if frame.f_code.co_name != where or "config" not in frame.f_code.co_filename:
+            return None
+        def line(frame, event, arg):  # the hook's line: after the thread-local value changed
+            if event == "line" and "_update_thread_local_hook" in _source(frame):
+                sys.settrace(None)
+                raise _Interrupt
+            return line
+        return line
+
+    sys.settrace(tracer)
+    try:
+        with pytest.raises(_Interrupt):
+            with x64():
+                pass
+    finally:
+        sys.settrace(None)
+    assert not jax.config.jax_enable_x64
+    assert jax.numpy.zeros(1, "float64").dtype.name == "float32"  # the jit state too
+
+
+def _source(frame) -> str:
+    import linecache
+    return linecache.getline(frame.f_code.co_filename, frame.f_lineno)

@@ -25,13 +25,14 @@ LAYERS = [
      "composites", "manipulation", "convolution", "nn", "optim", "random", "sorting",
      "factorizations", "linalg", "fft"},
     {"cut"}, {"donation", "diskcache", "diskformat"},
-    {"lowering", "lowering_int", "lowering_complex"},
+    {"lowering_x64", "lowering", "lowering_int", "lowering_complex"},
     {"runtime", "runtime_disk"}, {"cache"}, {"barrier"}, {"vjps"}, {"autodiff"}, {"pycode"},
     {"printers"}, {"debug"}, {"reference"}, {"datasets", "corpus", "info"},
     {"__init__", "demo", "models", "__main__", "launch"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}
-JAX_ALLOWED = {"lowering", "lowering_int", "lowering_complex", "runtime", "runtime_disk"}
+JAX_ALLOWED = {"lowering_x64", "lowering", "lowering_int", "lowering_complex", "runtime",
+               "runtime_disk"}
 
 
 def _runtime_nodes(tree: ast.AST):

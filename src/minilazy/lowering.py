@@ -7,7 +7,7 @@ through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the re
 rules (:data:`LOWER`), each building an op's value from its operands' values, with the numerics
 they need to match NumPy (integer powers, division and signs: ``lowering_int``). Leaf data
 are parameters, never constants baked into the program. 64-bit types are switched on only
-inside minilazy's own jax calls (``jax.enable_x64``), never in the user's global config.
+inside minilazy's own jax calls (``lowering_x64.x64``), never in the user's global config.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.linalg_rules import evaluate
 from minilazy.lowering_complex import special_values
 from minilazy.lowering_int import floor_divide, power, remainder, sign
+from minilazy.lowering_x64 import x64
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -154,7 +155,7 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
         True
     """
     donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
-    with jax.enable_x64(True):
+    with x64():
         jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
         return jitted.lower(*abstract_params(c))
 

@@ -24,6 +24,7 @@ from minilazy.attrs import Sharding
 from minilazy.device import Mesh
 from minilazy.ir import Device
 from minilazy.lowering import MESHES, jax_device, named
+from minilazy.lowering_x64 import x64
 from minilazy.metrics import COUNTERS
 from minilazy.state import ENGINE
 
@@ -194,7 +195,7 @@ def _put(value: Any, target: Any) -> Any:
         value = mine
     elif not target.is_fully_addressable:
         value = np.asarray(value)  # one process's buffer onto every process's devices
-    with jax.enable_x64(True):
+    with x64():
         if isinstance(value, np.ndarray):
             out = jax.make_array_from_callback(value.shape, target, lambda i: value[i])
         else:
@@ -206,7 +207,7 @@ def _put(value: Any, target: Any) -> Any:
 
 def move(buffer: Any, device: Device) -> Any:
     """Copy a device buffer to another device."""
-    with jax.enable_x64(True):
+    with x64():
         out = jax.device_put(buffer, jax_device(device))
     COUNTERS.transfers_to_device += 1
     COUNTERS.bytes_to_device += buffer.nbytes
@@ -295,7 +296,7 @@ def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()
         >>> compile_lowered(lower(cut([(x * 3.0)._node], x.device)), x.device).donated
         ()
     """
-    with jax.enable_x64(True):
+    with x64():
         executable = lowered.compile(_options(device))
     return compiled(executable, donated)
 
@@ -353,7 +354,7 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     start = time.perf_counter()
     if entry.shardings is not None:  # on a mesh: a parameter placed otherwise moves first
         args = _placed_as(entry.shardings, args)
-    with jax.enable_x64(True):
+    with x64():
         if not entry.ran and any(entry.donated):
             args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
                     for a, d in zip(args, (*entry.donated, *[False] * len(args)))]

@@ -24,6 +24,7 @@ from jaxlib import lapack
 from minilazy import diskcache, lowering
 from minilazy.cut import Cut
 from minilazy.lowering import jax_device
+from minilazy.lowering_x64 import x64
 from minilazy.runtime import Compiled, compiled
 
 _SAVE: Final = cast(Callable[[Any], tuple[bytes, Any, Any]], serialize_executable.serialize)
@@ -43,7 +44,7 @@ def disk_entry(c: Cut, donated: tuple[bool, ...]) -> diskcache.Entry:
         64
     """
     d, mesh = jax_device(c.device), c.mesh
-    with jax.enable_x64(True):
+    with x64():
         params = lowering.abstract_params(c)
     about = {"jax": jax.__version__, "jaxlib": jaxlib.version.__version__, "platform": d.platform,
              "device_kind": d.device_kind, "platform_version": d.client.platform_version}
@@ -103,7 +104,7 @@ def deserialize(payload: bytes, e: diskcache.Entry, donated: tuple[bool, ...]) -
         # jaxlib binds a LAPACK kernel to SciPy's only when lowering a call to it; a program
         # loaded unlowered would call through a null pointer (a segfault). Bind it as lowering does.
         _BIND_LAPACK(call[8:], np.dtype(_LAPACK_TYPES[call[7]]))
-    with jax.enable_x64(True):  # on its own devices: else it expects a shard on every device
+    with x64():  # on its own devices: else it expects a shard on every device
         executable = _LOAD(payload, *_trees(e), e.devices[0].client, e.devices)
         return compiled(executable, donated)
 
