@@ -208,7 +208,7 @@ def _dropping(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Array, li
             widths[axis] = (0, 1)
         if not isinstance(entry, NewAxis | Gap):
             axis += 1
-    return np.pad(x, widths), out
+    return (np.pad(x, widths) if out else x.copy()), out
 
 
 def _setitem(xs: Sequence[Array], n: Node) -> Array:

@@ -109,7 +109,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     _toy("stale-cache", "LZ-HASH-004", "LZ-CACHE-003"),
     _toy("executes-at-record-time", "LZ-REC-001", "LZ-BAR-010", "LZ-BAR-003", "LZ-DYN-005"),
     _toy("strong-scalars", "LZ-NUM-003", "LZ-REC-002", "LZ-BAR-004"),
-    _toy("drops-pending", "LZ-BAR-001", "LZ-BAR-004", "LZ-BAR-007"),
+    _toy("drops-pending", "LZ-BAR-001", "LZ-BAR-004", "LZ-BAR-007", "LZ-CACHE-006"),
     _toy("max-keepdims-dropped", "LZ-NUM-010"),
 )
 

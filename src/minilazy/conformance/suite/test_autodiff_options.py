@@ -66,6 +66,8 @@ def _listed(apply: Callable[..., Any], op: str, kwargs: dict[str, Any], *xs: Any
 
 def _call(apply: Callable[..., Any], op: str, fixed: list[Any], args: tuple[Any, ...],
           kwargs: dict[str, Any], *xs: Any) -> Any:
+    if op == "setitem":  # on a copy: an update of the argument itself is LZ-AD-009's business
+        xs = (apply("add", xs[0], 0.0), *xs[1:])
     return apply(op, *xs, *fixed, *args, **kwargs)
 
 

@@ -278,8 +278,11 @@ def test_eager_mode_runs_op_by_op(adapter: OptionalAdapter) -> None:
 @pytest.mark.parametrize("nested", [False, True])
 def test_eager_mode_ends_with_its_block_also_by_an_exception(adapter: OptionalAdapter,
                                                              nested: bool) -> None:
+    x = adapter.from_numpy(np.ones(3, np.float32))
+    if not adapter.is_pending(adapter.apply("multiply", x, 1.0)):
+        pytest.skip("recording runs ops here, in any mode (LZ-REC-001's business)")
     leave_by_raising(adapter.eager, nested)
-    y = adapter.apply("multiply", adapter.from_numpy(np.ones(3, np.float32)), 3.0)
+    y = adapter.apply("multiply", x, 3.0)
     assert adapter.is_pending(y), "eager mode outlived its block, left by an exception"
     with adapter.eager():  # and a block left normally after an inner one raised
         with pytest.raises(Raised), adapter.eager():
