@@ -293,6 +293,8 @@ def embedding(ids: TensorLike, table: TensorLike) -> Tensor:
         [[[4.0, 5.0], [0.0, 1.0]]]
     """
     key = ids if isinstance(ids, Tensor) else np.asarray(ids)  # host ids stay host-known
+    if key.dtype == object:
+        tensor(ids)  # what is no array: the one TypeError that names its type
     table = tensor(table, key.device if isinstance(key, Tensor) else None)
     if key.dtype not in dtypes.INTEGER or table.ndim != 2:
         shown = describe(key._node) if isinstance(key, Tensor) else f"{key.dtype}{list(key.shape)}"
