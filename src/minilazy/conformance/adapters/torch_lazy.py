@@ -172,20 +172,7 @@ class TorchLazyAdapter:
         return value
 
     def barrier(self) -> None:
-        """``mark_step``, once more after a garbage collection if it fails and one frees anything.
-
-        torch cuts every tensor Python has not freed yet. A tensor whose execution failed in an
-        earlier test, kept only by a reference cycle of that test's traceback, is dead (spec,
-        "Terms"), but PyTorch/XLA's mark_step fails on it ("Check failed: tensor_data") for as
-        long as it exists: that failure is blamed on the test that made it, not the next ones.
-        A live tensor that fails the barrier fails the retry too, and the error is raised.
-        """
-        try:
-            self._drained(self._mark_step)
-        except Exception:
-            if not gc.collect():
-                raise
-            self._drained(self._mark_step)
+        self._drained(self._mark_step)
 
     def isolate(self) -> None:
         try:  # what earlier tests left pending: materialised now, not in the next test
@@ -614,6 +601,24 @@ class XlaAdapter(TorchLazyAdapter):
 
     def _mark_step(self) -> None:
         self.xla.sync(wait=True)
+
+    def barrier(self) -> None:
+        """``mark_step``, once more after a garbage collection when a dead tensor failed it.
+
+        torch cuts every tensor Python has not freed yet. A tensor whose execution failed in an
+        earlier test, kept only by a reference cycle of that test's traceback, is dead (spec,
+        "Terms"), but PyTorch/XLA's mark_step fails on it ("Check failed: tensor_data") for as
+        long as it exists: that failure is blamed on the test that made it, not the next ones.
+        Only that failure is retried: a live tensor's (out of memory, a failed lowering) must be
+        raised, and a retry would hide it, since the failed graph is dropped (torch._lazy drops
+        it too, and never fails on dead tensors: it does not retry).
+        """
+        try:
+            super().barrier()
+        except Exception as error:
+            if "Check failed: tensor_data" not in str(error) or not gc.collect():
+                raise
+            super().barrier()
 
     def sync(self, *xs: TorchTensor) -> None:
         self._drained(lambda: self.xla._XLAC._xla_sync_multi(list(xs), [str(self.device)],
