@@ -194,7 +194,7 @@ def test_every_engine_mutant_is_killed_by_one_of_its_own_rules() -> None:
     # (python -m minilazy.conformance.mutate; --full runs the whole suite on each, in nox).
     engine = [m for m in CATALOGUE if m.layer != "toy"]
     assert len(CATALOGUE) >= 20 and len({m.layer for m in engine}) >= 8
-    outcomes = run_all(engine, fast=True, jobs=2)
+    outcomes = run_all(engine, jobs=2)
     assert score(outcomes) == 1.0, "\n".join(table(outcomes))
 
 

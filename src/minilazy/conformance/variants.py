@@ -21,7 +21,7 @@ Call = tuple[tuple[Any, ...], dict[str, Any]]
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 SQUARE = RNG.standard_normal((4, 4)).astype(np.float32)
-TIES = np.array([[2, 1, 2, 0], [1, 1, 0, 2], [0, 2, 1, 1]], np.float32)
+TIES = np.array([[2, 1, 2, 0], [1, 1, 0, 2], [0, 2, 1, 1], [1, 0, 2, 2]], np.float32)
 
 
 def vary(*args: Any, **fields: list[Any]) -> list[Call]:
@@ -44,15 +44,16 @@ def vary(*args: Any, **fields: list[Any]) -> list[Call]:
 
 
 AXES = [None, 0, 1, -1, (0, 1)]
-# op -> (its tensor operands, the calls)
+# op -> (its tensor operands, the calls). Square operands where an attribute picks an axis: two
+# axes then give results of one shape, which only the attribute tells apart.
 ATTRIBUTES: dict[str, tuple[tuple[Array, ...], list[Call]]] = {
-    **{name: ((X,), vary(axis=AXES, keepdims=[False, True]))
+    **{name: ((SQUARE,), vary(axis=AXES, keepdims=[False, True]))
        for name in ("sum", "prod", "mean", "max", "min", "any", "all")},
-    **{name: ((X,), vary(axis=AXES, correction=[0.0, 1.0], keepdims=[False, True]))
+    **{name: ((SQUARE,), vary(axis=AXES, correction=[0.0, 1.0], keepdims=[False, True]))
        for name in ("var", "std")},
     **{name: ((TIES,), vary(axis=[None, 0, 1, -1], keepdims=[False, True]))
        for name in ("argmax", "argmin")},
-    "cumulative_sum": ((X,), vary(axis=[1, 0, -1], include_initial=[False, True])),
+    "cumulative_sum": ((SQUARE,), vary(axis=[1, 0, -1], include_initial=[False, True])),
     "tensordot": ((SQUARE, SQUARE), vary(axes=[2, 1, 0, ([0], [1]), ([1, 0], [0, 1])])),
     "reshape": ((X,), vary([(4, 3), (2, 6), (12,), (-1, 2), (2, 2, 3)])),
     "permute_dims": ((X.reshape(3, 2, 2),), vary([(0, 1, 2), (2, 1, 0), (1, 0, 2), (0, 2, 1)])),
@@ -64,8 +65,8 @@ ATTRIBUTES: dict[str, tuple[tuple[Array, ...], list[Call]]] = {
     "triu": ((SQUARE,), vary(k=[0, 1, -1, 2])),
     "concat": ((), vary([[X, X * 2]], axis=[0, 1, -1, None])),
     "stack": ((), vary([[X, X * 2]], axis=[0, 1, 2, -1])),
-    "take": ((X, np.array([2, 0, 1])), vary(axis=[0, 1, None])),
-    "take_along_axis": ((X, np.array([[2, 0, 1, 1]] * 3)), vary(axis=[-1, 0])),
+    "take": ((SQUARE, np.array([2, 0, 1, 3])), vary(axis=[0, 1, None])),
+    "take_along_axis": ((SQUARE, np.array([[2, 0, 1, 1]] * 4)), vary(axis=[-1, 0])),
     "getitem": ((X,), vary([(slice(None, None, 2),), (slice(1, None),), (slice(None, None, -1),),
                             (0,), (..., 1), (slice(None), slice(1, 3)), (None, 1),
                             (slice(None, None, -2), slice(3, 0, -1))])),

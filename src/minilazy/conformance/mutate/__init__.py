@@ -28,6 +28,13 @@ from pathlib import Path
 
 ENGINE = "minilazy.conformance.mutate.engine"
 SEAMS = "minilazy.conformance.mutate.seams"
+FAMILY = "minilazy.conformance.mutate.families"
+RULES = "minilazy.conformance.mutate.rules"
+NAMESPACES = "minilazy.conformance.mutate.namespaces"
+LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "matrix_norm",
+                "matrix_power", "pinv", "trace", "diagonal", "vector_norm",
+                "matrix_transpose", "solve", "eigh", "svd", "qr")
+FFT_SITES = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn")
 TOY = "minilazy.conformance.mutants"
 
 
@@ -41,9 +48,10 @@ class Mutant:
         impl: the ``module:factory`` that makes it (``--lazy-impl``).
         breaks: the spec rules the bug breaks: the oracle must fail at least one of these.
         env: environment variables its run needs (two CPU devices for a device bug).
-        focus: in ``fast`` runs, a pytest ``-k`` expression narrowing its rules' tests to
-            those about the op it breaks (its rule has hundreds of tests); ``full`` runs
-            ignore it.
+        focus: in ``fast`` and ``earned`` runs, a pytest ``-k`` expression narrowing its
+            rules' tests to those about the op it breaks (its rule has hundreds of tests);
+            ``full`` runs ignore it.
+        family: for a mutant made by rule (:func:`family_mutants`), the family's name.
 
     Example:
         >>> CATALOGUE[0].impl
@@ -56,6 +64,7 @@ class Mutant:
     breaks: tuple[str, ...]
     env: Mapping[str, str] = field(default_factory=dict)
     focus: str = ""
+    family: str = ""
 
 
 def _engine(name: str, layer: str, *breaks: str, focus: str = "", module: str = ENGINE,
@@ -111,7 +120,107 @@ CATALOGUE: tuple[Mutant, ...] = (
     _toy("strong-scalars", "LZ-NUM-003", "LZ-REC-002", "LZ-BAR-004"),
     _toy("drops-pending", "LZ-BAR-001", "LZ-BAR-004", "LZ-BAR-007", "LZ-CACHE-006"),
     _toy("max-keepdims-dropped", "LZ-NUM-010"),
+    _engine("program-per-tensor", "barrier", "LZ-BAR-002", module=RULES),
+    _engine("keeps-dead-tensors", "barrier", "LZ-BAR-003", module=RULES),
+    _engine("sync-first-only", "barrier", "LZ-BAR-006", module=RULES),
+    _engine("eager-is-lazy", "policy", "LZ-BAR-009", module=RULES),
+    _engine("observing-shape-runs", "observation", "LZ-REC-003", module=RULES),
+    _engine("never-donates", "donation", "LZ-CACHE-004", module=RULES),
+    _engine("cache-of-one", "cache", "LZ-CACHE-005", "LZ-CACHE-001", module=RULES),
+    _engine("key-salted-per-process", "key", "LZ-HASH-001", module=RULES),
+    _engine("key-includes-buffers", "key", "LZ-HASH-003", "LZ-CACHE-001", "LZ-AD-007",
+            module=RULES),
+    _engine("data-baked", "lowering", "LZ-LOW-001", module=RULES),
+    _engine("no-64-bits", "lowering", "LZ-LOW-002", module=RULES),
+    _engine("sort-unstable", "namespace", "LZ-NUM-018", module=RULES, focus="sort"),
+    _engine("grad-runs-its-result", "autodiff", "LZ-AD-004", "LZ-AD-005", module=RULES),
+    _engine("pytree-rebuilt-loosely", "autodiff", "LZ-AD-003", module=RULES),
+    _engine("grad-sums-its-result", "autodiff", "LZ-AD-006", module=RULES),
+    _engine("autocut-counts-dead-nodes", "auto-cut", "LZ-BAR-011", module=RULES),
+    _engine("zero-d-refused", "shapes", "LZ-NUM-012", module=RULES, focus="corners"),
+    _engine("empty-refused", "shapes", "LZ-NUM-012", module=RULES, focus="corners"),
+    _engine("unique-nans-equal", "fallback", "LZ-DYN-001", module=RULES, focus="unique"),
+    _engine("unique-first-seen", "fallback", "LZ-DYN-001", module=RULES, focus="unique"),
+    _engine("first-element-observed", "observation", "LZ-ERR-004", module=RULES),
+    _engine("devices-mixed-silently", "device", "LZ-ERR-005", module=RULES,
+            XLA_FLAGS=TWO_DEVICES),
+    _engine("failed-group-fails-all", "barrier", "LZ-ERR-009", module=RULES),
+    _engine("checks-at-the-barrier", "errors", "LZ-ERR-001", "LZ-ERR-002", "LZ-ERR-006",
+            "LZ-ERR-007", "LZ-ERR-008", module=FAMILY),
+    _engine("errors-name-nothing", "errors", "LZ-ERR-001", "LZ-ERR-002", module=FAMILY),
+    _engine("errors-fail-pending", "errors", "LZ-ERR-003", "LZ-DYN-004", module=FAMILY),
 )
+
+
+def _sites(kinds: Iterable[str], arity: int | None = None) -> list[str]:
+    from minilazy.conformance.registry import ops  # the registry: TOML, no engine import
+    return [n for n, s in sorted(ops().items())
+            if s.kind in kinds and (arity is None or s.arity == arity)]
+
+
+def _family(family: str, layer: str, sites: Iterable[str], *breaks: str, module: str = FAMILY,
+            focus: str = "") -> list[Mutant]:
+    factory = "slip" if module == NAMESPACES else family.replace("-", "_")
+    return [Mutant(f"{family}:{site}", layer, f"{module}:{factory}__{site}", breaks,
+                   focus=focus or site, family=family) for site in sites]
+
+
+NOT_DIFFERENTIABLE = ("bitwise", "logical", "is", "equal", "not_equal", "less", "greater")
+DIFFERENTIABLE_OTHERS = (
+    "sum", "prod", "max", "min", "mean", "std", "var", "cumulative_sum", "reshape",
+    "permute_dims", "expand_dims", "squeeze", "broadcast_to", "flip", "concat", "stack", "tril",
+    "triu", "take", "take_along_axis", "getitem", "setitem", "clip", "tensordot", "matmul",
+    "conv2d", "max_pool2d", "avg_pool2d", "diagonal", "matrix_norm", "matrix_power", "sort",
+    "vector_norm")
+WITH_ATTRIBUTES = (
+    "all", "any", "arange", "argmax", "argmin", "astype", "broadcast_to", "clip", "concat",
+    "cumulative_sum", "expand_dims", "eye", "flip", "full", "full_like", "getitem", "linspace",
+    "max", "mean", "min", "permute_dims", "prod", "reshape", "searchsorted", "setitem",
+    "squeeze", "stack", "std", "sum", "take", "take_along_axis", "tensordot", "tril", "triu",
+    "var", "argsort", "avg_pool2d", "cholesky", "conv2d", "diagonal", "irfft", "matrix_norm",
+    "matrix_power", "max_pool2d", "rfft", "sort", "vector_norm")
+TWIN_RULES = {"reduction": "LZ-NUM-010", "shape": "LZ-NUM-012", "creation": "LZ-NUM-015",
+              "triangle": "LZ-NUM-016"}
+SLIP_SITES = {**dict.fromkeys(("reshape", "permute_dims", "flip", "broadcast_to", "squeeze",
+                               "expand_dims", "stack", "concat"), "LZ-NUM-012"),
+              **dict.fromkeys(("arange", "full", "linspace", "eye", "asarray"), "LZ-NUM-015"),
+              "take_along_axis": "LZ-NUM-016", "cumulative_sum": "LZ-NUM-016",
+              "take": "LZ-NUM-013"}
+
+
+def family_mutants() -> tuple[Mutant, ...]:
+    """The mutants made by rule (:mod:`.families`): one slip at every site of a table.
+
+    Example:
+        >>> sorted({m.family for m in family_mutants()})[:2]
+        ['first-loop', 'key-without-attrs']
+    """
+    from minilazy.conformance.registry import ops
+    elementwise = _sites(["elementwise"])
+    return tuple(
+        _family("lowering-row", "lowering", elementwise, "LZ-NUM-001", "LZ-NUM-014")
+        + _family("first-loop", "promotion", _sites(["elementwise"], 2), "LZ-NUM-002")
+        + _family("first-loop", "promotion", ["matmul"], "LZ-NUM-011")
+        + _family("strong-scalar", "scalars", _sites(["elementwise"], 2), "LZ-NUM-003")
+        + _family("vjp-negated", "autodiff", [n for n in elementwise if not n.startswith(
+            NOT_DIFFERENTIABLE)] + list(DIFFERENTIABLE_OTHERS), "LZ-AD-001")
+        + _family("key-without-attrs", "key", WITH_ATTRIBUTES, "LZ-CACHE-003")
+        + [m for k, rule in TWIN_RULES.items()
+           for m in _family("twin", "namespace", [n for n in TWIN_SITES if ops()[n].kind == k],
+                            rule)]
+        + [m for site, rule in SLIP_SITES.items()
+           for m in _family("slip", "namespace", [site], rule)]
+        + _family("linalg-slip", "linalg", LINALG_SITES, "LZ-NUM-018", module=NAMESPACES)
+        + _family("fft-slip", "fft", FFT_SITES, "LZ-NUM-019", module=NAMESPACES)
+        + _family("fft-slip", "fft", ["fftshift"], "LZ-NUM-019", module=NAMESPACES,
+                  focus="frequencies")
+        + _family("nn-slip", "windows", ["conv2d", "max_pool2d", "avg_pool2d"], "LZ-NUM-017",
+                  module=NAMESPACES))
+
+
+TWIN_SITES = ("sum", "prod", "max", "min", "argmax", "argmin", "any", "all", "mean", "var",
+              "std", "tril", "triu", "zeros", "ones", "zeros_like", "ones_like",
+              "matrix_transpose", "flip")
 
 
 @dataclass(frozen=True)
@@ -154,22 +263,27 @@ def oracle_command(impl: str, *options: str) -> list[str]:
     return [sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}", *options]
 
 
-def run(mutant: Mutant, profile: str = "ci", fast: bool = True, timeout: float = 900
+def run(mutant: Mutant, profile: str = "ci", mode: str = "fast", timeout: float = 900
         ) -> Outcome:
     """Run the oracle on ``mutant`` in a fresh process.
 
-    ``fast``: only its own rules, stopping at the first failure, and without shrinking (the
-    ``ci`` profile's ``-noshrink`` twin draws the same examples: whether a mutant is killed
-    is the same; only the failing example is not minimised).
+    ``mode``: ``fast``, only its own rules (narrowed by its ``focus``), stopping at the first
+    failure, without shrinking (the ``ci`` profile's ``-noshrink`` twin draws the same
+    examples: whether a mutant is killed is the same; only the failing example is not
+    minimised); ``earned``, the same tests, all of them (which tests it fails: the tests it
+    earns); ``full``, the whole suite.
     """
-    if fast and profile == "ci":
+    if mode not in ("fast", "earned", "full"):
+        raise ValueError(f"mode: fast, earned or full, not {mode!r}")
+    if mode != "full" and profile == "ci":
         profile = "ci-noshrink"
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
         options = [f"--hypothesis-profile={profile}", f"--spec-report={report}", "-q",
                    "-p", "no:xdist"]  # the mutants do not crash: no worker to start
-        if fast:
-            options += [f"--lazy-rules={','.join(mutant.breaks)}", "-x"]
+        if mode != "full":
+            options += [f"--lazy-rules={','.join(mutant.breaks)}"]
+            options += ["-x"] if mode == "fast" else []
             if mutant.focus:
                 options += ["-k", mutant.focus]
         env = {k: v for k, v in os.environ.items()
@@ -193,11 +307,11 @@ def run(mutant: Mutant, profile: str = "ci", fast: bool = True, timeout: float =
     return Outcome(mutant, failed_rules, failed_tests, seconds, tests=tests)
 
 
-def run_all(mutants: Iterable[Mutant], profile: str = "ci", fast: bool = True, jobs: int = 2
+def run_all(mutants: Iterable[Mutant], profile: str = "ci", mode: str = "fast", jobs: int = 2
             ) -> list[Outcome]:
-    """Run every mutant, ``jobs`` at a time, in catalogue order."""
+    """Run every mutant, ``jobs`` at a time, in catalogue order (``mode``: see :func:`run`)."""
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        return list(pool.map(lambda m: run(m, profile, fast), mutants))
+        return list(pool.map(lambda m: run(m, profile, mode), mutants))
 
 
 def score(outcomes: Sequence[Outcome]) -> float:
@@ -229,18 +343,3 @@ def table(outcomes: Sequence[Outcome]) -> list[str]:
     lines += ["", f"Mutation score: {killed}/{len(outcomes)} killed by their own rules "
                   f"({score(outcomes):.0%})."]
     return lines
-
-
-def unkilled_tests(outcomes: Sequence[Outcome]) -> list[str]:
-    """Spec tests that ran against some mutant and failed against none (``full`` runs).
-
-    A test no mutant fails is either checking something no mutant breaks (a mutant is missing)
-    or checking nothing at all: each is worth a look.
-
-    Example:
-        >>> unkilled_tests([])
-        []
-    """
-    ran = set().union(*(o.tests for o in outcomes)) if outcomes else set()
-    failed = set().union(*(o.failed_tests for o in outcomes)) if outcomes else set()
-    return sorted(ran - failed)

@@ -150,6 +150,8 @@ EDGE_CASES: dict[str, tuple[str, list[Any], dict[str, Any]]] = {
     "reshape empty": ("reshape", [np.zeros((0, 3)), (3, -1)], {}),
     "squeeze all": ("squeeze", [np.zeros((1, 1), np.uint8)], {"axis": (0, 1)}),
     "flip 0-d": ("flip", [np.array(5)], {}),
+    "flip one axis": ("flip", [np.arange(6).reshape(2, 3)], {"axis": -1}),
+    "squeeze one of two": ("squeeze", [np.zeros((1, 2, 1), np.int8)], {"axis": -1}),
     "broadcast 0-d to empty": ("broadcast_to", [np.array(5.0), (2, 0)], {}),
     "permute 0-d": ("permute_dims", [np.array(5), ()], {}),
     "expand 0-d": ("expand_dims", [np.array(5)], {"axis": -1}),
