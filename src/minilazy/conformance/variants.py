@@ -21,6 +21,8 @@ Call = tuple[tuple[Any, ...], dict[str, Any]]
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 SQUARE = RNG.standard_normal((4, 4)).astype(np.float32)
+ONE_OFF = np.zeros((4, 4), np.float32)
+ONE_OFF[1, 3] = 1.0
 TIES = np.array([[2, 1, 2, 0], [1, 1, 0, 2], [0, 2, 1, 1], [1, 0, 2, 2]], np.float32)
 
 
@@ -48,7 +50,10 @@ AXES = [None, 0, 1, -1, (0, 1)]
 # axes then give results of one shape, which only the attribute tells apart.
 ATTRIBUTES: dict[str, tuple[tuple[Array, ...], list[Call]]] = {
     **{name: ((SQUARE,), vary(axis=AXES, keepdims=[False, True]))
-       for name in ("sum", "prod", "mean", "max", "min", "any", "all")},
+       for name in ("sum", "prod", "mean", "max", "min")},
+    # one zero (one one) off the diagonal: each axis of all (any) gives other values
+    "all": ((ONE_OFF == 0,), vary(axis=AXES, keepdims=[False, True])),
+    "any": ((ONE_OFF,), vary(axis=AXES, keepdims=[False, True])),
     **{name: ((SQUARE,), vary(axis=AXES, correction=[0.0, 1.0], keepdims=[False, True]))
        for name in ("var", "std")},
     **{name: ((TIES,), vary(axis=[None, 0, 1, -1], keepdims=[False, True]))

@@ -78,7 +78,7 @@ def _toy(name: str, *breaks: str) -> Mutant:
 
 TWO_DEVICES = "--xla_force_host_platform_device_count=2"
 CATALOGUE: tuple[Mutant, ...] = (
-    _engine("key-ignores-shape", "key", "LZ-HASH-004", "LZ-CACHE-002"),
+    _engine("key-ignores-shape", "key", "LZ-HASH-004", "LZ-CACHE-002", "LZ-CACHE-003"),
     _engine("key-ignores-dtype", "key", "LZ-HASH-004", "LZ-CACHE-003"),
     _engine("key-ignores-attrs", "key", "LZ-HASH-004", "LZ-HASH-005", "LZ-CACHE-003"),
     _engine("key-ignores-wiring", "key", "LZ-HASH-002", "LZ-HASH-005", "LZ-CACHE-003"),
@@ -172,13 +172,13 @@ DIFFERENTIABLE_OTHERS = (
     "triu", "take", "take_along_axis", "getitem", "setitem", "clip", "tensordot", "matmul",
     "conv2d", "max_pool2d", "avg_pool2d", "diagonal", "matrix_norm", "matrix_power", "sort",
     "vector_norm")
+# The ops whose attributes a key can leave out unseen. In the others' graphs each attribute
+# value changes a shape somewhere (reshape, expand_dims, keepdims means inside std...) or is a
+# scalar parameter (a fill value, eye's k): leaving the attributes out changes no key there.
 WITH_ATTRIBUTES = (
-    "all", "any", "arange", "argmax", "argmin", "astype", "broadcast_to", "clip", "concat",
-    "cumulative_sum", "expand_dims", "eye", "flip", "full", "full_like", "getitem", "linspace",
-    "max", "mean", "min", "permute_dims", "prod", "reshape", "searchsorted", "setitem",
-    "squeeze", "stack", "std", "sum", "take", "take_along_axis", "tensordot", "tril", "triu",
-    "var", "argsort", "avg_pool2d", "cholesky", "conv2d", "diagonal", "irfft", "matrix_norm",
-    "matrix_power", "max_pool2d", "rfft", "sort", "vector_norm")
+    "all", "any", "argmax", "argmin", "cumulative_sum", "flip", "getitem", "max", "mean", "min",
+    "permute_dims", "prod", "setitem", "sum", "take", "tensordot", "var", "argsort",
+    "avg_pool2d", "diagonal", "irfft", "rfft", "sort")
 TWIN_RULES = {"reduction": "LZ-NUM-010", "shape": "LZ-NUM-012", "creation": "LZ-NUM-015",
               "triangle": "LZ-NUM-016"}
 SLIP_SITES = {**dict.fromkeys(("reshape", "permute_dims", "flip", "broadcast_to", "squeeze",
@@ -197,11 +197,17 @@ def family_mutants() -> tuple[Mutant, ...]:
     """
     from minilazy.conformance.registry import ops
     elementwise = _sites(["elementwise"])
+    # A comparison's result is bool whatever its operands' loop: a promotion slip or a strong
+    # scalar changes no value (equivalent mutants); an out-of-range scalar wrapped does.
+    comparisons = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
+    arithmetic = [n for n in _sites(["elementwise"], 2)
+                  if n not in comparisons and not n.startswith("logical")]
     return tuple(
         _family("lowering-row", "lowering", elementwise, "LZ-NUM-001", "LZ-NUM-014")
-        + _family("first-loop", "promotion", _sites(["elementwise"], 2), "LZ-NUM-002")
+        + _family("first-loop", "promotion", arithmetic, "LZ-NUM-002")
         + _family("first-loop", "promotion", ["matmul"], "LZ-NUM-011")
-        + _family("strong-scalar", "scalars", _sites(["elementwise"], 2), "LZ-NUM-003")
+        + _family("strong-scalar", "scalars", arithmetic, "LZ-NUM-003")
+        + _family("scalar-wraps", "scalars", comparisons, "LZ-NUM-003")
         + _family("vjp-negated", "autodiff", [n for n in elementwise if not n.startswith(
             NOT_DIFFERENTIABLE)] + list(DIFFERENTIABLE_OTHERS), "LZ-AD-001")
         + _family("key-without-attrs", "key", WITH_ATTRIBUTES, "LZ-CACHE-003")

@@ -163,12 +163,30 @@ def strong_scalar(site: str) -> MinilazyAdapter:
     return cpu()
 
 
+def scalar_wraps(site: str) -> MinilazyAdapter:
+    """A Python int out of the range of ``site``'s other operand wraps into its dtype.
+
+    NumPy 2 compares such an int exactly (``uint8_array == 256`` is all False); cast, it wraps
+    to 0 and compares equal to the zeros.
+    """
+    op, real = _op(site), scalars.weak_scalar
+
+    def weak_scalar(o: Op, value: Any, other: DType, scalar_first: bool) -> Node:
+        if o is op and type(value) is int and other.kind in "iu":
+            return scalars.scalar(np.array(value).astype(other).item(), other)
+        return real(o, value, other, scalar_first)
+
+    _set(tracer, "weak_scalar", weak_scalar)
+    return cpu()
+
+
 # -- autodiff: a VJP that loses its sign ----------------------------------------------------------
 def vjp_negated(site: str) -> MinilazyAdapter:
     """The VJP of the op ``site`` records returns its cotangents negated.
 
     A sign slip in one rule (``-g`` for ``g``); where the rule's cotangents are zero (floor,
-    sign), it passes ``g`` through instead, as a straight-through estimator would.
+    sign), it passes ``g`` through instead, as a straight-through estimator would; a product's
+    cotangents are swapped between its operands.
     """
     op = _op(site)
     real = vjps.VJP[op]
@@ -177,6 +195,8 @@ def vjp_negated(site: str) -> MinilazyAdapter:
         if real is vjps._zero:
             return tuple(ml.broadcast_to(g, x.shape) if x.shape == g.shape else ml.zeros_like(x)
                          for x in xs)
+        if op is Op.MUL:  # swapped instead: two negated products (a test's x*y*w) cancel out
+            return real(g, y, xs[::-1], n)
         return tuple(None if c is None else -c for c in real(g, y, xs, n))
 
     _set_table(vjps.VJP, op, negated)
@@ -192,12 +212,14 @@ def key_without_attrs(site: str) -> MinilazyAdapter:
     kinds = {n.op for n in probe(site) if n.attrs}
     real = cutting.cut
 
-    def digest(n: Node) -> int:
-        return hash((n.op.value, n.shape, str(n.dtype))) if n.op in kinds else n.digest
-
     def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
         c = real(roots, device)
-        structure = (tuple(map(digest, c.order)), *c.structure[1:])
+        digests: dict[Node, int] = {}
+        for n in c.order:  # operands first: each digest over its operands', as the real ones
+            digests[n] = n.digest if not n.operands and n.op not in kinds else hash((
+                n.op.value, () if n.op in kinds else n.attrs, n.shape, str(n.dtype),
+                tuple(digests[o] for o in n.operands)))
+        structure = (tuple(digests[n] for n in c.order), *c.structure[1:])
         return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
                            c.device, hash(structure), c.edges, structure)
 
@@ -316,6 +338,7 @@ def slip(site: str) -> MinilazyAdapter:
 
 FAMILIES: dict[str, Callable[[str], MinilazyAdapter]] = {
     "lowering-row": lowering_row, "first-loop": first_loop, "strong-scalar": strong_scalar,
+    "scalar-wraps": scalar_wraps,
     "vjp-negated": vjp_negated, "key-without-attrs": key_without_attrs, "twin": twin,
     "slip": slip,
 }
