@@ -30,6 +30,7 @@ ENGINE = "minilazy.conformance.mutate.engine"
 SEAMS = "minilazy.conformance.mutate.seams"
 FAMILY = "minilazy.conformance.mutate.families"
 RULES = "minilazy.conformance.mutate.rules"
+ERRORS = "minilazy.conformance.mutate.errors"
 NAMESPACES = "minilazy.conformance.mutate.namespaces"
 LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "matrix_norm",
                 "matrix_power", "pinv", "trace", "diagonal", "vector_norm",
@@ -146,9 +147,9 @@ CATALOGUE: tuple[Mutant, ...] = (
             XLA_FLAGS=TWO_DEVICES),
     _engine("failed-group-fails-all", "barrier", "LZ-ERR-009", module=RULES),
     _engine("checks-at-the-barrier", "errors", "LZ-ERR-001", "LZ-ERR-002", "LZ-ERR-006",
-            "LZ-ERR-007", "LZ-ERR-008", module=FAMILY),
-    _engine("errors-name-nothing", "errors", "LZ-ERR-001", "LZ-ERR-002", module=FAMILY),
-    _engine("errors-fail-pending", "errors", "LZ-ERR-003", "LZ-DYN-004", module=FAMILY),
+            "LZ-ERR-007", "LZ-ERR-008", module=ERRORS),
+    _engine("errors-name-nothing", "errors", "LZ-ERR-001", "LZ-ERR-002", module=ERRORS),
+    _engine("errors-fail-pending", "errors", "LZ-ERR-003", "LZ-DYN-004", module=ERRORS),
 )
 
 
@@ -193,21 +194,22 @@ def family_mutants() -> tuple[Mutant, ...]:
 
     Example:
         >>> sorted({m.family for m in family_mutants()})[:2]
-        ['first-loop', 'key-without-attrs']
+        ['fft-slip', 'first-loop']
     """
     from minilazy.conformance.registry import ops
     elementwise = _sites(["elementwise"])
-    # A comparison's result is bool whatever its operands' loop: a promotion slip or a strong
-    # scalar changes no value (equivalent mutants); an out-of-range scalar wrapped does.
+    # A comparison's or logical op's result is bool whatever its operands' loop: a promotion
+    # slip or a strong scalar changes no value there (equivalent mutants); a refusal does.
     comparisons = ["equal", "not_equal", "less", "less_equal", "greater", "greater_equal"]
-    arithmetic = [n for n in _sites(["elementwise"], 2)
-                  if n not in comparisons and not n.startswith("logical")]
+    logical = ["logical_and", "logical_or", "logical_xor"]
+    arithmetic = [n for n in _sites(["elementwise"], 2) if n not in comparisons + logical]
     return tuple(
         _family("lowering-row", "lowering", elementwise, "LZ-NUM-001", "LZ-NUM-014")
         + _family("first-loop", "promotion", arithmetic, "LZ-NUM-002")
         + _family("first-loop", "promotion", ["matmul"], "LZ-NUM-011")
         + _family("strong-scalar", "scalars", arithmetic, "LZ-NUM-003")
-        + _family("scalar-wraps", "scalars", comparisons, "LZ-NUM-003")
+        + _family("scalar-refused", "scalars", comparisons + logical, "LZ-NUM-003")
+        + _family("same-dtypes-only", "promotion", comparisons + logical, "LZ-NUM-002")
         + _family("vjp-negated", "autodiff", [n for n in elementwise if not n.startswith(
             NOT_DIFFERENTIABLE)] + list(DIFFERENTIABLE_OTHERS), "LZ-AD-001")
         + _family("key-without-attrs", "key", WITH_ATTRIBUTES, "LZ-CACHE-003")
@@ -339,12 +341,24 @@ def table(outcomes: Sequence[Outcome]) -> list[str]:
     """
     lines = ["| mutant | layer | its rules | killed | killed by | collateral | time |",
              "|---|---|---|---|---|---|---|"]
+    families: dict[str, list[Outcome]] = {}
     for o in outcomes:
+        if o.mutant.family:  # one row per family; the names of any it missed
+            families.setdefault(o.mutant.family, []).append(o)
+            continue
         verdict = "yes" if o.killed else ("NO (run failed)" if o.error else "NO")
         own = ", ".join(sorted(o.failed_rules & set(o.mutant.breaks))) or "-"
         extra = ", ".join(sorted(o.collateral)) or "-"
         lines.append(f"| {o.mutant.name} | {o.mutant.layer} | {', '.join(o.mutant.breaks)} | "
                      f"{verdict} | {own} | {extra} | {o.seconds:.0f} s |")
+    for family, runs in families.items():
+        rules = sorted({r for o in runs for r in o.mutant.breaks})
+        missed = [o.mutant.name.split(":", 1)[1] for o in runs if not o.killed]
+        verdict = f"{len(runs) - len(missed)} of {len(runs)} sites" + (
+            f" (NO: {', '.join(missed)})" if missed else "")
+        won = ", ".join(sorted({r for o in runs for r in o.failed_rules & set(o.mutant.breaks)}))
+        lines.append(f"| {family}:* | {runs[0].mutant.layer} | {', '.join(rules)} | {verdict} | "
+                     f"{won or '-'} | - | {sum(o.seconds for o in runs):.0f} s |")
     killed = sum(o.killed for o in outcomes)
     lines += ["", f"Mutation score: {killed}/{len(outcomes)} killed by their own rules "
                   f"({score(outcomes):.0%})."]

@@ -32,7 +32,6 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.registry import ops
 from minilazy.dtypes import DType
 from minilazy.ir import Node, Op
-from minilazy.state import LIVE
 
 A = np.arange(1.0, 7.0).reshape(2, 3)  # the probes' operand: f64[2,3], no zeros, no ties
 
@@ -163,20 +162,31 @@ def strong_scalar(site: str) -> MinilazyAdapter:
     return cpu()
 
 
-def scalar_wraps(site: str) -> MinilazyAdapter:
-    """A Python int out of the range of ``site``'s other operand wraps into its dtype.
-
-    NumPy 2 compares such an int exactly (``uint8_array == 256`` is all False); cast, it wraps
-    to 0 and compares equal to the zeros.
-    """
+def scalar_refused(site: str) -> MinilazyAdapter:
+    """``site`` refuses a Python scalar operand (``TypeError``): it takes tensors only."""
     op, real = _op(site), scalars.weak_scalar
 
     def weak_scalar(o: Op, value: Any, other: DType, scalar_first: bool) -> Node:
-        if o is op and type(value) is int and other.kind in "iu":
-            return scalars.scalar(np.array(value).astype(other).item(), other)
+        if o is op:
+            raise TypeError(f"{site}: operands must be tensors, got {type(value).__name__}")
         return real(o, value, other, scalar_first)
 
     _set(tracer, "weak_scalar", weak_scalar)
+    return cpu()
+
+
+def same_dtypes_only(site: str) -> MinilazyAdapter:
+    """``site`` refuses operands of two dtypes (``TypeError``): no implicit promotion."""
+    op, real = _op(site), infer.signature
+
+    @functools.lru_cache(maxsize=4096)
+    def signature(o: Op, *types: Any) -> tuple[DType, ...]:
+        if o is op and len(set(types)) > 1 and all(isinstance(t, np.dtype) for t in types):
+            raise TypeError(f"{site}: operands of dtypes {types} (cast one first)")
+        return real(o, *types)
+
+    for module in (infer, lowering, scalars):
+        _set(module, "signature", signature)
     return cpu()
 
 
@@ -338,86 +348,10 @@ def slip(site: str) -> MinilazyAdapter:
 
 FAMILIES: dict[str, Callable[[str], MinilazyAdapter]] = {
     "lowering-row": lowering_row, "first-loop": first_loop, "strong-scalar": strong_scalar,
-    "scalar-wraps": scalar_wraps,
+    "scalar-refused": scalar_refused, "same-dtypes-only": same_dtypes_only,
     "vjp-negated": vjp_negated, "key-without-attrs": key_without_attrs, "twin": twin,
     "slip": slip,
 }
-
-
-# -- errors: an implementation that checks late, says little, or drops work -----------------------
-class _Wrapped(MinilazyAdapter):
-    """minilazy, with what happens when a call raises changed by :meth:`failed`."""
-
-    def failed(self, error: Exception) -> Any:
-        raise error
-
-    def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
-        try:
-            return super().apply(op, *args, **kwargs)
-        except Exception as e:  # noqa: BLE001 -- every error of a call is the site
-            return self.failed(e)
-
-    def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
-        try:
-            return super().inplace(op, x, other)
-        except Exception as e:  # noqa: BLE001
-            self.failed(e)
-            return x
-
-
-class _Deferred(_Wrapped):
-    late: list[Exception]
-
-    def failed(self, error: Exception) -> Any:
-        self.late.append(error)  # raised by the next observation, as a lowering error would be
-        return ml.zeros(())
-
-    def to_numpy(self, x: ml.Tensor) -> np.ndarray[Any, Any]:
-        if self.late:
-            raise self.late.pop(0)
-        return super().to_numpy(x)
-
-    def barrier(self) -> None:
-        if self.late:
-            raise self.late.pop(0)
-        super().barrier()
-
-
-class _Vague(_Wrapped):
-    def failed(self, error: Exception) -> Any:
-        raise type(error)("invalid arguments") from None
-
-
-class _Poisoning(_Wrapped):
-    def failed(self, error: Exception) -> Any:
-        for t in LIVE.tensors():  # every pending tensor takes the error, as a failed barrier's
-            if t._node.op is not Op.DATA:
-                barrier._fail(t, error)
-        raise error
-
-
-def checks_at_the_barrier() -> MinilazyAdapter:
-    """Arguments are checked when the graph is lowered, not when the op is called.
-
-    As implementations that leave shape and dtype checks to the compiler do: a bad call
-    returns a tensor and the error comes out of the next observation or barrier.
-    """
-    adapter = _Deferred("cpu")
-    adapter.late = []
-    return adapter
-
-
-def errors_name_nothing() -> MinilazyAdapter:
-    """Errors keep their type and lose their message: no shape, dtype or op is named."""
-    return _Vague("cpu")
-
-
-def errors_fail_pending() -> MinilazyAdapter:
-    """A call that raises fails every pending tensor with its error (the failed-barrier path).
-
-    As an implementation that resets its trace on an error, so that no half-made node is left.
-    """
-    return _Poisoning("cpu")
 
 
 def __getattr__(name: str) -> Callable[[], MinilazyAdapter]:
