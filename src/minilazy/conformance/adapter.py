@@ -50,6 +50,7 @@ CAPABILITIES = frozenset({
     "donation",   # counters().donations counts buffers reused at mark_step
     "devices",    # devices(): two or more devices; to_device(x, d)
     "float64",    # 64-bit floats and ints are computed in 64 bits
+    "complex",    # complex64 tensors (complex128 too, with float64): elementwise ops, reductions
     "sync",       # sync(*xs): materialise just these
     "metadata",   # shape(x), dtype(x): known without running anything
     "autodiff",   # grad(f, argnums)(*xs): reverse-mode gradients, recorded lazily

@@ -23,6 +23,10 @@ from minilazy.conformance.registry import ops
 Array = np.ndarray[Any, Any]
 # Units in the last place each tolerance class allows (integers and bools are always exact).
 ULPS = {"exact": 0, "ulp": 8, "loose": 512, "reduction": 8}
+# For complex results, in ulps of |expected| (``exact``) or of max(|expected|, 1): no library
+# rounds a complex product or quotient correctly (each part is a sum of rounded products), and
+# XLA's complex log, pow and tan lose up to ~50 ulps (measured on the `PARTS` of strategies.py).
+COMPLEX_ULPS = {"exact": 4, "ulp": 128, "loose": 512, "reduction": 8}
 
 
 class _Policy:
@@ -145,7 +149,8 @@ def assert_close(actual: Any, expected: Any, tolerance: str = "exact",
     Floats: NaN where NaN, the same infinities, and finite values within the class's ulp
     distance, or one smallest-normal near zero (flushed subnormals, LZ-NUM-004), or ``bound``
     (an array broadcasting to the result: the ``reduction`` class's magnitude-aware slack).
-    Complex values: each part so.
+    Complex values: NaN and infinities part by part, and finite values as vectors, within
+    ``COMPLEX_ULPS`` of the expected modulus (a part alone is ill-conditioned: ``ac - bd``).
 
     Example:
         >>> assert_close(np.float32([1.0, np.nan]), np.float32([1.0, np.nan]))
@@ -160,9 +165,8 @@ def assert_close(actual: Any, expected: Any, tolerance: str = "exact",
         tolerance = "ulp"  # the expected value went through a declared dtype deviation
     assert a.shape == e.shape, f"{prefix}shape {a.shape} != {e.shape}"
     assert a.dtype == e.dtype, f"{prefix}dtype {a.dtype} != {e.dtype}"
-    if e.dtype.kind == "c":  # each part, as a float of the parts' dtype
-        for part in ("real", "imag"):
-            assert_close(getattr(a, part), getattr(e, part), tolerance, bound, f"{what} {part}")
+    if e.dtype.kind == "c":
+        _assert_close_complex(a, e, tolerance, bound, prefix)
         return
     if e.dtype.kind != "f":
         if not np.array_equal(a, e):
@@ -188,6 +192,33 @@ def assert_close(actual: Any, expected: Any, tolerance: str = "exact",
                              f"{a[bad][:5]!r}, want {e[bad][:5]!r}")
 
 
+def _assert_close_complex(a: Array, e: Array, tolerance: str, bound: Any, prefix: str) -> None:
+    for part in ("real", "imag"):  # NaN and infinities as NumPy places them, part by part
+        pa, pe = getattr(a, part), getattr(e, part)
+        if not np.array_equal(np.isnan(pa), np.isnan(pe)):
+            raise AssertionError(f"{prefix}NaN positions of the {part} parts differ:\n"
+                                 f" got {a!r}\nwant {e!r}")
+        inf = np.isinf(pe)
+        if not np.array_equal(np.where(inf, pa, 0), np.where(inf, pe, 0)):
+            raise AssertionError(f"{prefix}infinite {part} parts differ:\n got {a!r}\nwant {e!r}")
+    finite = np.isfinite(e.real) & np.isfinite(e.imag)
+    with np.errstate(all="ignore"):
+        scale = np.abs(e.astype(np.complex128))
+        if tolerance != "exact":
+            scale = np.maximum(scale, 1.0)
+        spacing = np.spacing(scale.astype(e.real.dtype)).astype(np.float64)
+        error = np.abs(a.astype(np.complex128) - e.astype(np.complex128))
+        slack = np.full(e.shape, float(np.finfo(e.dtype).smallest_normal))
+        if bound is not None:
+            slack = np.maximum(slack, np.broadcast_to(np.asarray(bound, np.float64), e.shape))
+        close = (error <= COMPLEX_ULPS[tolerance] * spacing) | (error <= slack)
+    bad = finite & ~close
+    if bad.any():
+        where = np.argwhere(bad)[:5]
+        raise AssertionError(f"{prefix}{tolerance}: complex values differ at {where.tolist()}: "
+                             f"got {a[bad][:5]!r}, want {e[bad][:5]!r}")
+
+
 def _axes(ndim: int, axis: Any) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
@@ -208,14 +239,14 @@ def reduction_bound(op: str, args: Sequence[Any], kwargs: Mapping[str, Any],
         >>> float(reduction_bound("sum", [x], {}, np.float32(2.0))) > 0
         True
     """
-    if expected.dtype.kind != "f":
+    if expected.dtype.kind not in "fc":
         return None
     eps = float(np.finfo(expected.dtype).eps)
     keep = bool(kwargs.get("keepdims", False))
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # the mean of nothing is NaN: fine
         if op in ("matmul", "tensordot"):
-            a, b = (np.abs(np.asarray(v, np.float64)) for v in args[:2])
+            a, b = (np.abs(np.asarray(v)).astype(np.float64) for v in args[:2])
             if op == "matmul":
                 mag, n = np.matmul(a, b), a.shape[-1]
             else:
@@ -224,7 +255,8 @@ def reduction_bound(op: str, args: Sequence[Any], kwargs: Mapping[str, Any],
                 summed = range(a.ndim - axes, a.ndim) if isinstance(axes, int) else axes[0]
                 n = math.prod(a.shape[i] for i in summed)
             return np.asarray(2 * (n + 2) * eps * mag)
-        x = np.asarray(args[0], np.float64)
+        x = np.asarray(args[0])
+        x = (np.abs(x) if x.dtype.kind == "c" else x).astype(np.float64)  # complex: moduli
         axes = _axes(x.ndim, kwargs.get("axis"))
         n = math.prod(x.shape[a] for a in axes)
         if op == "prod":
@@ -234,5 +266,5 @@ def reduction_bound(op: str, args: Sequence[Any], kwargs: Mapping[str, Any],
                 "correction", 0))
         else:
             mag = np.sum(np.abs(x), axis=axes, keepdims=keep) / (n if op == "mean" else 1)
-        bound = 2 * (n + 2) * eps * mag + eps * np.abs(expected.astype(np.float64))
+        bound = 2 * (n + 2) * eps * mag + eps * np.abs(expected).astype(np.float64)
         return np.asarray(np.sqrt(bound) if op == "std" else bound)

@@ -15,11 +15,11 @@ import numpy as np
 
 @dataclass(frozen=True)
 class OpSpec:
-    """One op of the registry.
+    """One op of the registry (``ops.toml`` describes the fields).
 
     Example:
-        >>> ops()["add"].numpy
-        'add'
+        >>> ops()["add"].numpy, ops()["maximum"].real_only
+        ('add', True)
     """
 
     name: str
@@ -30,6 +30,7 @@ class OpSpec:
     domain: str
     signature: str
     method: str = ""
+    real_only: bool = False
 
     def numpy_callable(self) -> Callable[..., Any]:
         """The NumPy callable that defines the op (a dotted name is looked up from ``numpy``).

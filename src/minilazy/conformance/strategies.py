@@ -20,7 +20,13 @@ from minilazy.conformance.registry import OpSpec
 Array = np.ndarray[Any, Any]
 DTYPES = tuple(np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16",
                                      "uint32", "uint64", "float16", "float32", "float64"))
-WIDE = frozenset(np.dtype(n) for n in ("int64", "uint64", "float64"))
+COMPLEX = (np.dtype("complex64"), np.dtype("complex128"))  # with capability `complex`
+WIDE = frozenset(np.dtype(n) for n in ("int64", "uint64", "float64", "complex128"))
+# The parts of a drawn complex number: zero, or a magnitude in [1/16, 8] (1 in domain `unit`).
+# Smaller ones are no reference: NumPy's complex log1p is log(1 + z) (log1p(1e-8+1e-8j) in
+# complex64 is 1e-8j), and XLA's complex sinh is as inexact. Larger ones overflow exp and pow
+# into infinities whose parts the standard leaves to the implementation.
+PARTS = (1 / 16, 8.0)
 # Largest magnitude of a `bounded` float: no partial sum of a few dozen terms (or squares of
 # differences, for variances) overflows, so every summation order stays within the bound.
 BOUND = {np.dtype("float16"): 10.0, np.dtype("float32"): 1e6, np.dtype("float64"): 1e6}
@@ -33,17 +39,20 @@ def _width(dtype: np.dtype[Any]) -> Literal[16, 32, 64]:
     return _WIDTHS[dtype.itemsize]  # Hypothesis's floats() takes the width as a literal
 
 
-def dtypes_for(adapter: Adapter) -> list[np.dtype[Any]]:
+def dtypes_for(adapter: Adapter, complex_too: bool = False) -> list[np.dtype[Any]]:
     """The dtypes the suite checks ``adapter`` on (64-bit ones need capability ``float64``).
+
+    With ``complex_too``, also the complex ones, where the adapter declares ``complex``.
 
     Example:
         >>> from minilazy.conformance.toy import toy
-        >>> len(dtypes_for(toy()))
-        12
+        >>> len(dtypes_for(toy())), len(dtypes_for(toy(), complex_too=True))
+        (12, 12)
     """
     wide = "float64" in adapter.capabilities
     policy = policy_of(adapter)
-    return [d for d in DTYPES if (wide or d not in WIDE)
+    extra = COMPLEX if complex_too and "complex" in adapter.capabilities else ()
+    return [d for d in (*DTYPES, *extra) if (wide or d not in WIDE)
             and (policy.dtypes is None or d.name in policy.dtypes)]
 
 
@@ -98,6 +107,9 @@ def elements(dtype: np.dtype[Any], domain: str = "", operand: int = 0) -> st.Sea
     if dtype.kind in "iu" and domain == "trig":  # converted to float: the same bound holds
         info = np.iinfo(dtype)
         return st.integers(max(info.min, -10_000), min(info.max, 10_000))
+    if dtype.kind == "c":  # no complex zero divisors: the standard leaves their quotients open
+        values = _complex(dtype, domain)
+        return values.filter(lambda v: v != 0) if domain == "divisor" and operand == 1 else values
     if dtype.kind != "f":
         return hnp.from_dtype(dtype)
     width = _width(dtype)
@@ -113,6 +125,14 @@ def elements(dtype: np.dtype[Any], domain: str = "", operand: int = 0) -> st.Sea
         return st.floats(allow_subnormal=False, width=width)
     return st.floats(-bound, bound, allow_nan=False, allow_infinity=False,
                      allow_subnormal=False, width=width)
+
+
+def _complex(dtype: np.dtype[Any], domain: str) -> st.SearchStrategy[Any]:
+    """Finite complex values of ``dtype``, each part zero or of a magnitude in ``PARTS``."""
+    low, high = PARTS[0], 1.0 if domain == "unit" else PARTS[1]
+    part = st.floats(low, high, width=_width(np.finfo(dtype).dtype))
+    part = st.sampled_from([0.0, -0.0]) | part | part.map(lambda v: -v)
+    return st.builds(lambda re, im: dtype.type(complex(re, im)), part, part)
 
 
 def arrays(dtype: np.dtype[Any], shape: Any, domain: str = "", operand: int = 0
@@ -165,6 +185,23 @@ def axes(ndim: int) -> st.SearchStrategy[Any]:
     one = st.integers(-ndim, ndim - 1)
     return st.one_of(st.none(), one,
                      st.lists(one, unique_by=lambda a: a % ndim, max_size=ndim).map(tuple))
+
+
+def defined(spec: OpSpec, *dtypes: np.dtype[Any]) -> bool:
+    """Whether the suite checks ``spec`` on operands of these dtypes against NumPy.
+
+    Where NumPy has a loop, except complex operands of an op the standard defines on real ones
+    only (``real_only``: NumPy orders complex numbers lexicographically, the standard does not).
+
+    Example:
+        >>> from minilazy.conformance.registry import ops
+        >>> c = np.dtype("complex64")
+        >>> defined(ops()["add"], c, c), defined(ops()["maximum"], c, c)
+        (True, False)
+    """
+    if spec.real_only and any(d.kind == "c" for d in dtypes):
+        return False
+    return loop_exists(spec, *dtypes)
 
 
 def loop_exists(spec: OpSpec, *dtypes: np.dtype[Any]) -> bool:

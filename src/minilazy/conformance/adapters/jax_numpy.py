@@ -18,11 +18,12 @@ class JaxNumpy(BaseAdapter):
     """``jax.numpy`` as the oracle drives it: every op runs when it is applied."""
 
     name, version, namespace = "jax-numpy", jax.__version__, jnp
-    capabilities = frozenset({"float64", "metadata", "executions"})
+    capabilities = frozenset({"float64", "metadata", "executions", "complex"})
     renames = {"bitwise_invert": "invert"}
     dtype_policy = DtypePolicy(promotion={  # JAX's lattice: an int next to a float takes its type
-        "int64,uint64": "int64", **{f"{i}{b},float{f}": f"float{f}" for i in ("int", "uint")
-                                    for b in (8, 16, 32, 64) for f in (16, 32)}})
+        "int64,uint64": "int64", **{f"{i}{b},{k}{f}": f"{k}{f}" for i in ("int", "uint")
+                                    for b in (8, 16, 32, 64)
+                                    for k, f in (("float", 16), ("float", 32), ("complex", 64))}})
     runs = 0
 
     def array(self, host: np.ndarray[Any, Any]) -> Any:

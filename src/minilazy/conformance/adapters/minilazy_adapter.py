@@ -39,7 +39,7 @@ class MinilazyAdapter:
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
                 "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
-                "no_fallback", "conv", "linalg", "fft"}
+                "no_fallback", "conv", "linalg", "fft", "complex"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:

@@ -35,7 +35,7 @@ class ReferenceAdapter(MinilazyAdapter):
         super().__init__("cpu")
         self.name = "minilazy-reference"
         self.capabilities = frozenset({"keys", "ir", "setitem", "metadata", "float64",
-                                       "linalg", "fft"})
+                                       "linalg", "fft", "complex"})
 
     def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
         with ml.policy(max_pending_nodes=_NEVER):

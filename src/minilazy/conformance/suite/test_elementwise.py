@@ -1,4 +1,8 @@
-"""Elementwise ops on every dtype NumPy defines them for: the lazy result is eager NumPy's."""
+"""Elementwise ops on every dtype NumPy defines them for: the lazy result is eager NumPy's.
+
+Complex dtypes too, where the implementation declares capability ``complex`` (``defined``: not
+for the ops the standard orders or rounds real values only).
+"""
 
 from __future__ import annotations
 
@@ -14,13 +18,14 @@ from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply, numpy_inplace
 from minilazy.conformance.registry import ops
 from minilazy.conformance.strategies import (
+    COMPLEX,
     allowed,
     arrays,
     castable,
+    defined,
     dtypes_for,
     elements,
     examples,
-    loop_exists,
 )
 from minilazy.conformance.suite.util import explain_call, fresh, observe_all
 
@@ -73,7 +78,7 @@ def test_unary_on_every_dtype(adapter: OptionalAdapter, op: str, data: st.DataOb
     spec = ops()[op]
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
     calls = [(data.draw(arrays(d, shape, spec.domain), label=d.name),)
-             for d in dtypes_for(adapter) if loop_exists(spec, d)]
+             for d in dtypes_for(adapter, complex_too=True) if defined(spec, d)]
     _check(adapter, op, calls)
 
 
@@ -86,7 +91,7 @@ def test_binary_on_every_dtype(adapter: OptionalAdapter, op: str, data: st.DataO
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=2, max_dims=2, max_side=3))
     calls = [(data.draw(arrays(d, shapes.input_shapes[0], spec.domain, 0), label=d.name),
               data.draw(arrays(d, shapes.input_shapes[1], spec.domain, 1)))
-             for d in dtypes_for(adapter) if loop_exists(spec, d, d)]
+             for d in dtypes_for(adapter, complex_too=True) if defined(spec, d, d)]
     _check(adapter, op, calls)
 
 
@@ -112,9 +117,9 @@ def test_broadcasting_of_every_rank_pair(adapter: OptionalAdapter, op: str) -> N
 def test_binary_on_mixed_dtypes_promotes_like_numpy(adapter: OptionalAdapter, op: str,
                                                     data: st.DataObject) -> None:
     spec = ops()[op]
-    dtypes = dtypes_for(adapter)
+    dtypes = dtypes_for(adapter, complex_too=True)
     pairs = data.draw(st.lists(st.tuples(st.sampled_from(dtypes), st.sampled_from(dtypes))
-                               .filter(lambda p: p[0] != p[1] and loop_exists(spec, *p)),
+                               .filter(lambda p: p[0] != p[1] and defined(spec, *p)),
                                min_size=1, max_size=4), label="dtype pairs")
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3))
     _check(adapter, op, [(data.draw(arrays(a, shape, spec.domain, 0)),
@@ -128,11 +133,11 @@ def test_every_dtype_pair_promotes_like_numpy(adapter: OptionalAdapter, op: str)
     # Every pair, not a sample: one wrong pair of 144 is what a promotion bug looks like. The
     # dtype is read when the op is recorded, so nothing runs (the values are checked above).
     spec = ops()[op]
-    dtypes = dtypes_for(adapter)
+    dtypes = dtypes_for(adapter, complex_too=True)
     wrong = []
     for a in dtypes:
         for b in dtypes:
-            if not loop_exists(spec, a, b) or not allowed(adapter, op, a, b):
+            if not defined(spec, a, b) or not allowed(adapter, op, a, b):
                 continue
             want = numpy_apply(op, np.zeros(1, a), np.ones(1, b)).dtype
             got = adapter.dtype(adapter.apply(op, adapter.from_numpy(np.zeros(1, a)),
@@ -149,23 +154,37 @@ def test_every_dtype_pair_promotes_like_numpy(adapter: OptionalAdapter, op: str)
 def test_python_scalars_are_weak(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
     spec = ops()[op]
     calls: list[tuple[Any, ...]] = []
+    # (NumPy's refusals are checked too: no loop-existence filter, only the standard's)
+    dtypes = [d for d in dtypes_for(adapter, complex_too=True)
+              if d.kind != "c" or not spec.real_only]
+    kinds = [bool, int, float] + [complex] * (COMPLEX[0] in dtypes)
     for _ in range(data.draw(st.integers(1, 4), label="calls")):
-        dtype = data.draw(st.sampled_from(dtypes_for(adapter)))
-        kind = data.draw(st.sampled_from([bool, int, float]))
+        dtype = data.draw(st.sampled_from(dtypes))
+        kind = data.draw(st.sampled_from(kinds))
         x = data.draw(arrays(dtype, (2,), spec.domain, 0))
         scalar: Any
-        if kind is float:
-            # never subnormal: whether they flush to zero is the implementation's (LZ-NUM-004)
-            scalar = data.draw(st.floats(-1e3, 1e3, allow_subnormal=False) if spec.domain else
-                               st.floats(allow_subnormal=False))
+        if kind is complex:  # NEP 50: complex64 next to float32, complex128 next to integers
+            scalar = complex(data.draw(elements(np.dtype(np.complex128), spec.domain, 1)))
+        elif kind is float:
+            # never subnormal: whether they flush to zero is the implementation's (LZ-NUM-004);
+            # finite next to complex numbers, whose infinite parts are the implementation's
+            scalar = data.draw(st.floats(-1e3, 1e3, allow_subnormal=False)
+                               if spec.domain or dtype.kind == "c"
+                               else st.floats(allow_subnormal=False))
         elif kind is int:  # a shift amount must fit the shifted dtype (C: undefined)
             scalar = data.draw(elements(dtype if dtype.kind in "iu" else np.dtype(np.int8),
                                         spec.domain, 1) if spec.domain
                                else st.integers(-300, 300))
         else:
             scalar = data.draw(st.booleans())
+        if dtype.kind == "c" and spec.domain == "divisor" and not scalar:
+            scalar = type(scalar)(1)  # no complex zero divisors (strategies.elements)
         first = data.draw(st.booleans()) and not spec.domain  # domains bind the right operand
         calls.append((scalar, x) if first else (x, scalar))
+    # Every dtype narrower than 64 bits with every kind of scalar, on every run: a strong scalar
+    # shows only next to a dtype narrower than its own (int8 and an int, float32 and a float).
+    # 1 fits every dtype and every domain, and is a valid shift.
+    calls += [(np.ones(2, d), kind(1)) for d in dtypes if d.itemsize < 8 for kind in kinds]
     _check(adapter, op, calls)
 
 
@@ -180,7 +199,7 @@ FITTING = st.one_of(st.booleans(), st.integers(0, 100),
 @pytest.mark.parametrize("op", ["where"])
 @given(data=st.data())
 def test_where_selects_like_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
-    dtypes = dtypes_for(adapter)
+    dtypes = dtypes_for(adapter, complex_too=True)
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=3, max_dims=2, max_side=3))
     condition = data.draw(arrays(np.dtype(np.bool_), shapes.input_shapes[0]), label="condition")
     _check(adapter, op, [(condition, *(data.draw(arrays(data.draw(st.sampled_from(dtypes)), s))

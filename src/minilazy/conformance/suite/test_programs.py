@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -10,11 +12,15 @@ from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.programgen import programs
 from minilazy.conformance.programs import (
     AdapterMachine,
+    Instruction,
     NumpyMachine,
+    Op,
+    Program,
     run,
     vectors,
     with_barriers,
 )
+from minilazy.conformance.registry import ops
 from minilazy.conformance.strategies import dtypes_for, examples
 from minilazy.conformance.suite.util import check_program, settle
 
@@ -50,4 +56,31 @@ def test_golden_programs_observe_numpys_values(adapter: OptionalAdapter, lazy_im
     if any(leaf.dtype in ("float64", "int64", "uint64") for leaf in program.leaves) and (
             "float64" not in adapter.capabilities):
         pytest.skip(f"{adapter.name} has no 64-bit dtypes")
+    check_program(adapter, program, lazy_impl)
+
+
+def _ops(body: Sequence[Instruction]) -> Iterator[str]:
+    for i in body:
+        if isinstance(i, Op):
+            yield i.op
+        for block in (getattr(i, "body", ()), getattr(i, "then", ()), getattr(i, "orelse", ())):
+            yield from _ops(block)
+
+
+def _standard(p: Program) -> bool:
+    """No op the standard defines on real values only (programgen asks NumPy, which orders)."""
+    return not any(ops()[name].real_only for name in _ops(p.body))
+
+
+@pytest.mark.spec("LZ-BAR-004")
+@pytest.mark.requires("complex")
+@examples(0.5)
+@given(data=st.data())
+def test_every_observation_of_a_complex_program_is_numpys(adapter: OptionalAdapter,
+                                                         lazy_impl: str,
+                                                         data: st.DataObject) -> None:
+    # Complex leaves next to real ones (promotions, barriers between complex ops). Leaves hold
+    # real values; square roots of negative ones make the imaginary parts.
+    dtypes = [d for d in dtypes_for(adapter, complex_too=True) if d.kind in "cf"]
+    program = data.draw(programs(dtypes, control=False).filter(_standard), label="program")
     check_program(adapter, program, lazy_impl)

@@ -1,4 +1,8 @@
-"""Reductions, ``matmul`` and ``tensordot``: NumPy's shapes and dtypes, values within the bound."""
+"""Reductions, ``matmul`` and ``tensordot``: NumPy's shapes and dtypes, values within the bound.
+
+Complex operands too, where the implementation declares capability ``complex`` (not for the
+reductions the standard defines on real values only: ``max``, ``argmax``, ``var``...).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +17,15 @@ from hypothesis.extra import numpy as hnp
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies, supports
 from minilazy.conformance.oracle import assert_close, numpy_apply, reduction_bound
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import BOUND, allowed, arrays, axes, dtypes_for, examples
+from minilazy.conformance.strategies import (
+    BOUND,
+    allowed,
+    arrays,
+    axes,
+    defined,
+    dtypes_for,
+    examples,
+)
 from minilazy.conformance.suite.test_errors import names_shape, raised
 from minilazy.conformance.suite.util import counting, explain_call, fresh
 
@@ -67,7 +79,8 @@ def raised_at_the_call(adapter: OptionalAdapter, call: Any) -> Exception:
 @given(data=st.data())
 def test_reductions_match_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
     spec = ops()[op]
-    dtype = data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype")
+    dtype = data.draw(st.sampled_from([d for d in dtypes_for(adapter, complex_too=True)
+                                       if defined(spec, d)]), label="dtype")
     x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0,
                                                  max_side=4), spec.domain), label="x")
     kwargs: dict[str, Any] = {"keepdims": data.draw(st.booleans(), label="keepdims")}
@@ -89,7 +102,8 @@ def test_a_keepdims_reduction_read_in_the_same_graph(adapter: OptionalAdapter, o
     # x - op(x, axis, keepdims=True), as softmax does: the reduction is read by an op of the
     # same program, which sees its shape before any output reshape could hide a wrong one.
     spec = ops()[op]
-    dtype = data.draw(st.sampled_from([d for d in dtypes_for(adapter) if d.kind == "f"]))
+    dtype = data.draw(st.sampled_from([d for d in dtypes_for(adapter, complex_too=True)
+                                       if d.kind in "fc" and defined(spec, d)]))
     x = data.draw(arrays(dtype, hnp.array_shapes(min_dims=2, max_dims=3, min_side=2,
                                                  max_side=4), spec.domain), label="x")
     axis = data.draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
@@ -120,7 +134,8 @@ def matmul_shapes(draw: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
 @given(data=st.data())
 def test_matmul_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
     a_shape, b_shape = data.draw(matmul_shapes(), label="shapes")
-    da, db = (data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype") for _ in range(2))
+    da, db = (data.draw(st.sampled_from(dtypes_for(adapter, complex_too=True)), label="dtype")
+              for _ in range(2))
     domain = ops()[op].domain
     check(adapter, op, [data.draw(arrays(da, a_shape, domain)),
                         data.draw(arrays(db, b_shape, domain))], {},
@@ -163,7 +178,8 @@ def tensordot_case(draw: Any) -> tuple[tuple[int, ...], tuple[int, ...], Any]:
 @given(data=st.data())
 def test_tensordot_matches_numpy(adapter: OptionalAdapter, op: str, data: st.DataObject) -> None:
     shape_a, shape_b, axes_arg = data.draw(tensordot_case(), label="shapes and axes")
-    da, db = (data.draw(st.sampled_from(dtypes_for(adapter)), label="dtype") for _ in range(2))
+    da, db = (data.draw(st.sampled_from(dtypes_for(adapter, complex_too=True)), label="dtype")
+              for _ in range(2))
     domain = ops()[op].domain
     check(adapter, op, [data.draw(arrays(da, shape_a, domain), label="x1"),
                         data.draw(arrays(db, shape_b, domain), label="x2")], {"axes": axes_arg})
