@@ -103,6 +103,9 @@ class _Builder:
                         st.one_of(st.none(), one, st.lists(one, unique_by=lambda a: a % ndim,
                                                            max_size=ndim).map(tuple)))
             return (Ref(x),), {"axis": axis, "keepdims": draw(st.booleans())}
+        if name == "flip":  # axis is keyword-only (ops.toml: "x, /, *, axis=None")
+            one = st.integers(-ndim, ndim - 1) if ndim else st.nothing()
+            return (Ref(x),), {"axis": draw(st.one_of(st.none(), one))}
         if name == "getitem":
             return (Ref(x), draw(hnp.basic_indices(shape, allow_newaxis=True))), {}
         if name in ("concat", "stack"):
@@ -111,7 +114,6 @@ class _Builder:
         attribute = {
             "reshape": st.sampled_from([(-1,), shape[::-1], (*shape, 1)]),
             "permute_dims": st.permutations(range(ndim)).map(tuple),
-            "flip": st.one_of(st.none(), st.integers(-ndim, ndim - 1)) if ndim else st.none(),
             "expand_dims": st.integers(-ndim - 1, ndim),
             "squeeze": st.just(tuple(i for i, n in enumerate(shape) if n == 1)),
             "broadcast_to": st.just((2, *shape)),
