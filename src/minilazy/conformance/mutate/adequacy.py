@@ -25,10 +25,10 @@ BASELINE = "minilazy.conformance.adapters.minilazy_adapter:cpu"
 UNREACHABLE: dict[str, str] = {}
 
 
-def spec_tests(profile: str = "ci-noshrink") -> dict[str, str]:
-    """Every spec test of the suite and its rule, from one run on the unmutated engine.
+def spec_tests(profile: str = "ci-noshrink") -> tuple[dict[str, str], list[str]]:
+    """Every spec test and its rule, and the tests that fail, from a run on the unmutated engine.
 
-    The run also checks the engine: it raises ``AssertionError`` if any test fails.
+    It must pass them all: a mutant is only killed by a test that passes without it.
     """
     with tempfile.TemporaryDirectory() as tmp:
         report = Path(tmp) / "report.json"
@@ -38,12 +38,10 @@ def spec_tests(profile: str = "ci-noshrink") -> dict[str, str]:
                                              f"--spec-report={report}", "-q", "-p", "no:xdist"),
                               cwd=tmp, env=env, capture_output=True, text=True)
         if not report.exists():
-            raise AssertionError(f"the unmutated run gave no report:\n{done.stdout[-2000:]}")
+            return {}, [f"the unmutated run gave no report:\n{done.stdout[-2000:]}"]
         data = json.loads(report.read_text())
     failed = [t for v in data["rules"].values() for t in v.get("failed", [])]
-    if failed:
-        raise AssertionError(f"the unmutated engine fails {len(failed)} tests: {failed[:5]}")
-    return {t: rule for rule, v in data["rules"].items() for t in v.get("passed", [])}
+    return {t: rule for rule, v in data["rules"].items() for t in v.get("passed", [])}, failed
 
 
 def _family(rule: str) -> str:

@@ -83,6 +83,12 @@ def eager_is_lazy() -> MinilazyAdapter:
     return cpu()
 
 
+def eager_by_default() -> MinilazyAdapter:
+    """Every op runs as it is recorded (``ml.eager()`` always on): nothing is lazy."""
+    state.ENGINE.default = state.replaced(state.ENGINE.default, {"eager": True})
+    return cpu()
+
+
 def observing_shape_runs() -> MinilazyAdapter:
     """Reading ``.shape`` of a pending tensor materialises it first (a metadata barrier)."""
     def shape(self: Tensor) -> tuple[int, ...]:
@@ -153,6 +159,31 @@ def no_64_bits() -> MinilazyAdapter:
     """Programs are lowered and run without JAX's 64-bit mode: 64-bit values become 32-bit."""
     for module in (lowering, runtime, runtime_disk):
         _set(module, "x64", contextlib.nullcontext)
+    return cpu()
+
+
+def negative_indices_clamped() -> MinilazyAdapter:
+    """Negative entries of an integer index array read element 0, not from the end."""
+    real = lowering.LOWER[Op.GETITEM]
+
+    def getitem(xs: Sequence[Any], n: Node) -> Any:
+        return real([xs[0], *(jnp.maximum(a, 0) for a in xs[1:])], n)
+
+    _set_table(lowering.LOWER, Op.GETITEM, getitem)
+    return cpu()
+
+
+def setitem_rounds_twice() -> MinilazyAdapter:
+    """A float64 value written into float16 goes through float32 first: rounded twice."""
+    real = lowering.LOWER[Op.SETITEM]
+
+    def setitem(xs: Sequence[Any], n: Node) -> Any:
+        x, v, *rest = xs
+        if x.dtype == jnp.float16 and v.dtype == jnp.float64:
+            v = v.astype(jnp.float32)
+        return real([x, v, *rest], n)
+
+    _set_table(lowering.LOWER, Op.SETITEM, setitem)
     return cpu()
 
 
@@ -277,6 +308,19 @@ def zero_d_refused() -> MinilazyAdapter:
 def empty_refused() -> MinilazyAdapter:
     """Shape functions refuse operands with no elements (``reshape`` of a (0, 3) array...)."""
     return _NoEmpty("cpu")
+
+
+def transpose_of_vectors() -> MinilazyAdapter:
+    """``matrix_transpose`` of a 0-d or 1-d tensor returns it (NumPy refuses: no matrix)."""
+    real = ml.matrix_transpose
+    _set(ml, "matrix_transpose", lambda x: x if x.ndim < 2 else real(x))
+    return cpu()
+
+
+def transpose_of_all_axes() -> MinilazyAdapter:
+    """``matrix_transpose`` reverses every axis (NumPy's ``x.T``), not the last two."""
+    _set(ml, "matrix_transpose", lambda x: ml.permute_dims(x, tuple(range(x.ndim))[::-1]))
+    return cpu()
 
 
 # -- host fallbacks ------------------------------------------------------------------------------
