@@ -18,17 +18,18 @@ Example:
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy import barrier, infer, lowering, printers, scalars, tracer, vjps
 from minilazy import cut as cutting
+from minilazy import infer, lowering, scalars, tracer, vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
+from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
 from minilazy.dtypes import DType
 from minilazy.ir import Node, Op
@@ -220,22 +221,16 @@ def key_without_attrs(site: str) -> MinilazyAdapter:
     A hit then runs the program of another axis, shape, index or option.
     """
     kinds = {n.op for n in probe(site) if n.attrs}
-    real = cutting.cut
 
-    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
-        c = real(roots, device)
+    def structure(c: cutting.Cut) -> tuple[Any, ...]:
         digests: dict[Node, int] = {}
         for n in c.order:  # operands first: each digest over its operands', as the real ones
             digests[n] = n.digest if not n.operands and n.op not in kinds else hash((
                 n.op.value, () if n.op in kinds else n.attrs, n.shape, str(n.dtype),
                 tuple(digests[o] for o in n.operands)))
-        structure = (tuple(digests[n] for n in c.order), *c.structure[1:])
-        return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
-                           c.device, hash(structure), c.edges, structure)
+        return (tuple(digests[n] for n in c.order), *c.structure[1:])
 
-    for module in (barrier, printers):
-        _set(module, "cut", cut)
-    return cpu()
+    return restructured(structure)
 
 
 # -- the namespace: a name bound to its twin's function ------------------------------------------

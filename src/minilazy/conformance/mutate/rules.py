@@ -24,16 +24,15 @@ from minilazy import (
     donation,
     linalg_rules,
     lowering,
-    printers,
     runtime,
     runtime_disk,
     searching,
     state,
     tracer,
 )
-from minilazy import cut as cutting
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
+from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
 from minilazy.ir import Node, Op
 from minilazy.tracer import Tensor
@@ -115,32 +114,12 @@ def cache_of_one() -> MinilazyAdapter:
 
 def key_salted_per_process() -> MinilazyAdapter:
     """The key hashes the op names with Python's ``hash`` of a ``str``: salted per process."""
-    real = cutting.cut
-
-    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
-        c = real(roots, device)
-        salt = hash(tuple(n.op.value for n in c.order))  # PYTHONHASHSEED differs per process
-        return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
-                           c.device, hash((c.key, salt)), c.edges, c.structure)
-
-    for module in (barrier, printers):
-        _set(module, "cut", cut)
-    return cpu()
+    return restructured(lambda c: (*c.structure, tuple(n.op.value for n in c.order)))
 
 
 def key_includes_buffers() -> MinilazyAdapter:
     """The key includes which buffers the program reads: new data compiles a new program."""
-    real = cutting.cut
-
-    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
-        c = real(roots, device)
-        structure = (*c.structure, tuple(id(p.payload) for p in c.params))
-        return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
-                           c.device, hash(structure), c.edges, structure)
-
-    for module in (barrier, printers):
-        _set(module, "cut", cut)
-    return cpu()
+    return restructured(lambda c: (*c.structure, tuple(id(p.payload) for p in c.params)))
 
 
 # -- lowering ------------------------------------------------------------------------------------

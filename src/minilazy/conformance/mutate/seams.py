@@ -10,7 +10,8 @@ at a barrier, host memory aliased by a tensor): each now fails the rule named in
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import jax
@@ -26,27 +27,36 @@ from minilazy.ir import Node, Op
 from minilazy.state import BarrierPolicy
 
 
+def restructured(change: Callable[[cutting.Cut], tuple[Any, ...]]) -> MinilazyAdapter:
+    """Minilazy whose cuts carry the structure ``change`` makes of them, keyed by its hash.
+
+    Example:
+        >>> restructured(lambda c: c.structure).name
+        'minilazy-cpu'
+    """
+    real = cutting.cut
+
+    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
+        c = real(roots, device)
+        structure = change(c)
+        return dataclasses.replace(c, key=hash(structure), structure=structure)
+
+    for module in (barrier, printers):
+        _set(module, "cut", cut)
+    return cpu()
+
+
 def key_ignores_fft_norm() -> MinilazyAdapter:
     """The key and the structure check leave out one field of one op family: an FFT's ``norm``.
 
     A hit then runs the program of another scaling.
     """
-    real = cutting.cut
-
     def digest(n: Node) -> int:
         if n.op is Op.FFT and isinstance(n.attrs, Fft):
             return hash((n.op.value, n.attrs._replace(norm=0), n.shape, str(n.dtype)))
         return n.digest
 
-    def cut(roots: Sequence[Node], device: ml.Device) -> cutting.Cut:
-        c = real(roots, device)
-        structure = (tuple(map(digest, c.order)), *c.structure[1:])
-        return cutting.Cut(c.order, c.positions, c.params, c.scalars, c.groups, c.outputs,
-                           c.device, hash(structure), c.edges, structure)
-
-    for module in (barrier, printers):
-        _set(module, "cut", cut)
-    return cpu()
+    return restructured(lambda c: (tuple(map(digest, c.order)), *c.structure[1:]))
 
 
 def policy_leaks_on_exception() -> MinilazyAdapter:
