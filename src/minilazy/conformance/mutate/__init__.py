@@ -32,6 +32,7 @@ FAMILY = "minilazy.conformance.mutate.families"
 RULES = "minilazy.conformance.mutate.rules"
 ERRORS = "minilazy.conformance.mutate.errors"
 NAMESPACES = "minilazy.conformance.mutate.namespaces"
+CORNERS = "minilazy.conformance.mutate.corners"
 LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "matrix_norm",
                 "pinv", "trace", "diagonal", "vector_norm",
                 "matrix_transpose", "solve", "eigh", "svd", "qr")
@@ -155,6 +156,32 @@ CATALOGUE: tuple[Mutant, ...] = (
             "LZ-ERR-007", "LZ-ERR-008", module=ERRORS),
     _engine("errors-name-nothing", "errors", "LZ-ERR-001", "LZ-ERR-002", module=ERRORS),
     _engine("errors-fail-pending", "errors", "LZ-ERR-003", "LZ-DYN-004", module=ERRORS),
+    _engine("inplace-uncast", "in-place", "LZ-NUM-014", "LZ-NUM-003", module=CORNERS,
+            focus="in_place"),
+    _engine("inplace-operands-swapped", "in-place", "LZ-NUM-014", module=CORNERS,
+            focus="in_place"),
+    _engine("grad-follows-rebound-arguments", "autodiff", "LZ-AD-009", module=CORNERS),
+    _engine("reductions-skip-nan", "lowering", "LZ-NUM-010", module=CORNERS, focus="nan"),
+    _engine("key-ignores-wiring", "key", "LZ-HASH-002", "LZ-CACHE-003", module=CORNERS),
+    _engine("key-includes-scalar-values", "key", "LZ-HASH-003", "LZ-CACHE-003",
+            module=CORNERS),
+    _engine("ellipsis-of-no-axes-dropped", "indexing", "LZ-NUM-013", module=CORNERS,
+            focus="ellipsis"),
+    _engine("empty-index-list-selects-all", "indexing", "LZ-NUM-013", module=CORNERS,
+            focus="empty_index"),
+    _engine("adjacent-index-arrays-moved-first", "indexing", "LZ-NUM-013", module=CORNERS,
+            focus="indexing or mixed or adjacent"),
+    _engine("setitem-squeezes-values", "indexing", "LZ-NUM-014", module=CORNERS,
+            focus="one_element"),
+    _engine("nonzero-column-major", "fallback", "LZ-DYN-001", module=CORNERS,
+            focus="mask or nonzero"),
+    _engine("mask-assignment-falls-back", "fallback", "LZ-DYN-005", "LZ-DYN-003",
+            module=CORNERS),
+    _engine("unique-drops-last", "fallback", "LZ-DYN-001", module=CORNERS, focus="unique"),
+    _engine("default-float-is-float32", "promotion", "LZ-REC-002", module=CORNERS),
+    _engine("int-float-to-float64", "promotion", "LZ-REC-002", module=CORNERS),
+    _engine("comparisons-refuse-out-of-range", "scalars", "LZ-REC-002", module=CORNERS),
+    _engine("bools-are-ints", "scalars", "LZ-REC-002", module=CORNERS),
 )
 
 
@@ -180,20 +207,27 @@ DIFFERENTIABLE_OTHERS = (
     "triu", "take", "take_along_axis", "getitem", "setitem", "clip", "tensordot", "matmul",
     "conv2d", "max_pool2d", "avg_pool2d", "diagonal", "matrix_norm", "matrix_power", "sort",
     "vector_norm")
-# The ops whose attributes a key can leave out unseen. In the others' graphs each attribute
-# value changes a shape somewhere (reshape, expand_dims, keepdims means inside std...) or is a
-# scalar parameter (a fill value, eye's k): leaving the attributes out changes no key there.
+# The ops whose attributes a key can leave out unseen: the key mutant leaves out an op's
+# attributes and what they decide (its result's shape and dtype). Not here: ops whose attribute
+# values change no node's description (a fill value, eye's k are scalar parameters).
 WITH_ATTRIBUTES = (
     "all", "any", "argmax", "argmin", "cumulative_sum", "flip", "getitem", "max", "mean", "min",
     "permute_dims", "prod", "setitem", "sum", "take", "tensordot", "argsort",
-    "avg_pool2d", "diagonal", "irfft", "rfft", "sort")
+    "avg_pool2d", "diagonal", "irfft", "rfft", "sort", "astype", "broadcast_to", "concat",
+    "expand_dims", "reshape", "squeeze", "stack", "conv2d", "matrix_norm", "max_pool2d")
 TWIN_RULES = {"reduction": "LZ-NUM-010", "shape": "LZ-NUM-012", "creation": "LZ-NUM-015",
               "triangle": "LZ-NUM-016"}
 SLIP_SITES = {**dict.fromkeys(("reshape", "permute_dims", "flip", "broadcast_to", "squeeze",
                                "expand_dims", "stack", "concat"), "LZ-NUM-012"),
               **dict.fromkeys(("arange", "full", "linspace", "eye", "asarray"), "LZ-NUM-015"),
               "take_along_axis": "LZ-NUM-016", "cumulative_sum": "LZ-NUM-016",
-              "take": "LZ-NUM-013"}
+              "take": "LZ-NUM-013", "where": "LZ-NUM-001", "clip": "LZ-NUM-001",
+              "astype": "LZ-NUM-001", "tensordot": "LZ-NUM-011", "full_like": "LZ-NUM-015",
+              "searchsorted": "LZ-DYN-001", "arange_dtype": "LZ-NUM-015",
+              "linspace_truncated": "LZ-NUM-015", "cumulative_sum_dtype": "LZ-REC-002"}
+# (a second slip of one function: named apart, focused on the function)
+SLIP_FOCUS = {"arange_dtype": "arange", "linspace_truncated": "linspace",
+              "cumulative_sum_dtype": "recorded"}
 
 
 def family_mutants() -> tuple[Mutant, ...]:
@@ -218,13 +252,13 @@ def family_mutants() -> tuple[Mutant, ...]:
         + _family("scalar-refused", "scalars", comparisons + logical, "LZ-NUM-003")
         + _family("same-dtypes-only", "promotion", comparisons + logical, "LZ-NUM-002")
         + _family("vjp-negated", "autodiff", [n for n in elementwise if not n.startswith(
-            NOT_DIFFERENTIABLE)] + list(DIFFERENTIABLE_OTHERS), "LZ-AD-001")
+            NOT_DIFFERENTIABLE)] + list(DIFFERENTIABLE_OTHERS), "LZ-AD-001", "LZ-AD-002")
         + _family("key-without-attrs", "key", WITH_ATTRIBUTES, "LZ-CACHE-003")
         + [m for k, rule in TWIN_RULES.items()
            for m in _family("twin", "namespace", [n for n in TWIN_SITES if ops()[n].kind == k],
                             rule)]
         + [m for site, rule in SLIP_SITES.items()
-           for m in _family("slip", "namespace", [site], rule)]
+           for m in _family("slip", "namespace", [site], rule, focus=SLIP_FOCUS.get(site, site))]
         + _family("linalg-slip", "linalg", LINALG_SITES, "LZ-NUM-018", module=NAMESPACES)
         + _family("fft-slip", "fft", FFT_SITES, "LZ-NUM-019", module=NAMESPACES)
         + _family("fft-slip", "fft", ["fftshift"], "LZ-NUM-019", module=NAMESPACES,

@@ -21,7 +21,6 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
@@ -30,6 +29,7 @@ from minilazy import infer, lowering, scalars, tracer, vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
+from minilazy.conformance.mutate.slips import slip
 from minilazy.conformance.registry import ops
 from minilazy.dtypes import DType
 from minilazy.ir import Node, Op
@@ -197,7 +197,8 @@ def vjp_negated(site: str) -> MinilazyAdapter:
 
     A sign slip in one rule (``-g`` for ``g``); where the rule's cotangents are zero (floor,
     sign), it passes ``g`` through instead, as a straight-through estimator would; a product's
-    cotangents are swapped between its operands.
+    cotangents are swapped between its operands; a sum's cotangent is broadcast to its operand
+    without the reduced axes put back (a test's outer sum would cancel a sign).
     """
     op = _op(site)
     real = vjps.VJP[op]
@@ -208,6 +209,8 @@ def vjp_negated(site: str) -> MinilazyAdapter:
                          for x in xs)
         if op is Op.MUL:  # swapped instead: two negated products (a test's x*y*w) cancel out
             return real(g, y, xs[::-1], n)
+        if op is Op.SUM:  # a test's outer sum cancels a sign: g broadcast without its axes put back
+            return (ml.broadcast_to(g, xs[0].shape),)
         return tuple(None if c is None else -c for c in real(g, y, xs, n))
 
     _set_table(vjps.VJP, op, negated)
@@ -216,18 +219,20 @@ def vjp_negated(site: str) -> MinilazyAdapter:
 
 # -- the cache key: one op's attributes left out -------------------------------------------------
 def key_without_attrs(site: str) -> MinilazyAdapter:
-    """The key and the structure check leave out the attributes of the ops ``site`` records.
+    """The key and the structure check describe the ops ``site`` records by name and operands.
 
-    A hit then runs the program of another axis, shape, index or option.
+    Their attributes are left out, and with them what the attributes decide: the result's shape
+    and dtype (a key of ``(op, operand keys)``, trusting the operands to fix the rest). A hit
+    then runs the program of another axis, shape, index, dtype or option.
     """
     kinds = {n.op for n in probe(site) if n.attrs}
 
     def structure(c: cutting.Cut) -> tuple[Any, ...]:
         digests: dict[Node, int] = {}
         for n in c.order:  # operands first: each digest over its operands', as the real ones
-            digests[n] = n.digest if not n.operands and n.op not in kinds else hash((
-                n.op.value, () if n.op in kinds else n.attrs, n.shape, str(n.dtype),
-                tuple(digests[o] for o in n.operands)))
+            mine = tuple(digests[o] for o in n.operands)
+            digests[n] = hash((n.op.value, mine)) if n.op in kinds else n.digest if not (
+                n.operands) else hash((n.op.value, n.attrs, n.shape, str(n.dtype), mine))
         return (tuple(digests[n] for n in c.order), *c.structure[1:])
 
     return restructured(structure)
@@ -248,96 +253,6 @@ def twin(site: str) -> MinilazyAdapter:
     A slip in the table the namespace is built from: everything records, with the right shape.
     """
     _set(ml, site, getattr(ml, TWINS[site]))
-    return cpu()
-
-
-# -- one function's own slip: an argument read the other way -----------------------------------
-def _fields(n: Node) -> tuple[Any, ...]:
-    return tuple(n.attrs)
-
-
-def _lowered(op: Op, rule: Callable[[Any, Node], Any]) -> None:
-    _set_table(lowering.LOWER, op, lambda xs, n: rule(xs[0], n))
-
-
-def _wrapped(name: str, change: Callable[..., Any]) -> None:
-    real = getattr(ml, name)
-    _set(ml, name, lambda *a, **k: change(real, *a, **k))
-
-
-def _arange(real: Any, start: Any, stop: Any = None, step: Any = 1, **k: Any) -> Any:
-    out = real(start, stop, step, **k)  # the length floored, not ceiled: one short
-    first, last = (0, start) if stop is None else (start, stop)
-    return out[:-1] if out.shape[0] and (last - first) % step else out
-
-
-def _squeeze(real: Any, x: Any, axis: Any = None) -> Any:
-    return real(x)  # every axis of size 1, not the ones asked for
-
-
-def _expand(real: Any, x: Any, axis: Any = 0) -> Any:
-    return real(x, axis=axis + x.ndim if isinstance(axis, int) and axis < 0 else axis)
-
-
-def _stack(real: Any, arrays: Any, axis: int = 0) -> Any:
-    return real(arrays, axis=axis + arrays[0].ndim if axis < 0 else axis)
-
-
-def _concat(real: Any, arrays: Any, axis: Any = 0) -> Any:
-    first = ml.asarray(arrays[0])
-    return real([ml.astype(ml.asarray(a), first.dtype) for a in arrays], axis=axis)
-
-
-def _full(real: Any, shape: Any, fill: Any, **k: Any) -> Any:
-    return real(shape, float(fill) if type(fill) is int else fill, **k)
-
-
-def _linspace(real: Any, start: Any, stop: Any, num: int, **k: Any) -> Any:
-    k.pop("endpoint", None)
-    return real(start, stop, num, **k)
-
-
-def _take_along(real: Any, x: Any, indices: Any, axis: int = -1) -> Any:
-    return real(x, indices, axis=-1)
-
-
-def _cumsum(real: Any, x: Any, axis: Any = None, **k: Any) -> Any:
-    k.pop("include_initial", None)
-    return real(x, axis=axis, **k)
-
-
-SLIPS: dict[str, Callable[[], None]] = {
-    "reshape": lambda: _lowered(Op.RESHAPE, lambda x, n: jnp.reshape(x, n.shape, order="F")),
-    "permute_dims": lambda: _lowered(Op.TRANSPOSE, lambda x, n: jnp.transpose(
-        x, [int(i) for i in np.argsort(_fields(n)[0])])),
-    "flip": lambda: _lowered(Op.FLIP, lambda x, n: jnp.flip(x)),
-    "broadcast_to": lambda: _lowered(Op.BROADCAST, lambda x, n: jnp.broadcast_to(
-        x.reshape(x.shape + (1,) * (len(n.shape) - x.ndim)), n.shape)),
-    "squeeze": lambda: _wrapped("squeeze", _squeeze),
-    "expand_dims": lambda: _wrapped("expand_dims", _expand),
-    "stack": lambda: _wrapped("stack", _stack),
-    "concat": lambda: _wrapped("concat", _concat),
-    "arange": lambda: _wrapped("arange", _arange),
-    "full": lambda: _wrapped("full", _full),
-    "linspace": lambda: _wrapped("linspace", _linspace),
-    "eye": lambda: _wrapped("eye", lambda real, *a, k=0, **kw: real(*a, k=-k, **kw)),
-    "asarray": lambda: _wrapped("asarray", lambda real, obj, **kw: real(
-        obj, **({"dtype": ml.float32} if kw.get("dtype") is None and isinstance(
-            obj, (float, list)) else {}), **kw)),
-    "take_along_axis": lambda: _wrapped("take_along_axis", _take_along),
-    "cumulative_sum": lambda: _wrapped("cumulative_sum", _cumsum),
-    "take": lambda: _wrapped("take", lambda real, x, i, axis=None: real(x, i, axis=None)),
-}
-
-
-def slip(site: str) -> MinilazyAdapter:
-    """``site`` reads one of its arguments the way a hurried implementer would (:data:`SLIPS`).
-
-    ``reshape`` in Fortran order, a permutation inverted, ``flip`` of every axis, a new axis
-    counted from the front, ``squeeze`` of every unit axis, ``arange``'s length floored,
-    ``linspace`` always with its endpoint, ``eye``'s diagonal on the other side...
-    """
-    SLIPS[site]()
     return cpu()
 
 

@@ -169,6 +169,27 @@ def test_nonzero_matches_numpy(adapter: OptionalAdapter, data: st.DataObject) ->
 
 
 @pytest.mark.spec("LZ-DYN-001")
+@pytest.mark.ops("nonzero", "getitem", "setitem")
+def test_a_mask_of_two_axes_selects_in_row_major_order(adapter: OptionalAdapter) -> None:
+    """``nonzero``, ``x[mask]`` and ``x[mask] = values`` list a matrix's positions row by row.
+
+    Distinct values, so that any other order shows (the drawn tests' few repeated values hide it).
+    """
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    mask = x % 3 != 1
+    fresh(adapter)
+    _same(adapter, adapter.apply("nonzero", adapter.from_numpy(mask)), np.nonzero(mask))
+    t = adapter.from_numpy(x)
+    assert_close(adapter.to_numpy(adapter.apply("getitem", t, adapter.from_numpy(mask))),
+                 x[mask])
+    if "setitem" in adapter.capabilities:
+        want, values = x.copy(), np.arange(100, 100 + int(mask.sum()), dtype=np.int32)
+        want[mask] = values
+        got = adapter.apply("setitem", t, adapter.from_numpy(mask), adapter.from_numpy(values))
+        assert_close(adapter.to_numpy(got), want)
+
+
+@pytest.mark.spec("LZ-DYN-001")
 @pytest.mark.parametrize("op", UNIQUE)
 @given(data=st.data())
 def test_unique_functions_match_numpy(adapter: OptionalAdapter, op: str,

@@ -290,6 +290,19 @@ def test_an_ellipsis_of_no_axes_still_separates_array_indices(adapter: OptionalA
 
 @pytest.mark.spec("LZ-NUM-013")
 @pytest.mark.ops("getitem")
+@pytest.mark.parametrize("key", [(slice(None), [0, 2], [1, 3]),
+                                 (slice(None), slice(1, 3), [0, 1], [[2], [3]])], ids=str)
+def test_adjacent_index_arrays_keep_their_place(adapter: OptionalAdapter, key: Any) -> None:
+    """Index arrays next to each other put their axes where they stand (NumPy's rule).
+
+    Not first, as separated ones do.
+    """
+    x = np.arange(120, dtype=np.int32).reshape(2, 3, 4, 5)
+    matches(adapter, lambda: x[key], lambda: adapter.apply("getitem", adapter.from_numpy(x), key))
+
+
+@pytest.mark.spec("LZ-NUM-013")
+@pytest.mark.ops("getitem")
 def test_an_empty_index_list_selects_nothing(adapter: OptionalAdapter) -> None:
     x = np.arange(12, dtype=np.int32).reshape(3, 4)
     matches(adapter, lambda: x[[]], lambda: adapter.apply("getitem", adapter.from_numpy(x), []))
