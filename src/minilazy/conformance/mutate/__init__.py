@@ -132,7 +132,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("key-salted-per-process", "key", "LZ-HASH-001", module=RULES),
     _engine("key-includes-buffers", "key", "LZ-HASH-003", "LZ-CACHE-001", "LZ-AD-007",
             module=RULES),
-    _engine("data-baked", "lowering", "LZ-LOW-001", module=RULES),
+    _engine("data-baked", "lowering", "LZ-LOW-001", "LZ-CACHE-001", module=RULES),
     _engine("no-64-bits", "lowering", "LZ-LOW-002", module=RULES),
     _engine("sort-unstable", "namespace", "LZ-NUM-018", module=RULES, focus="sort"),
     _engine("grad-runs-its-result", "autodiff", "LZ-AD-004", "LZ-AD-005", module=RULES),
@@ -162,7 +162,7 @@ CATALOGUE: tuple[Mutant, ...] = (
             focus="in_place"),
     _engine("grad-follows-rebound-arguments", "autodiff", "LZ-AD-009", module=CORNERS),
     _engine("reductions-skip-nan", "lowering", "LZ-NUM-010", module=CORNERS, focus="nan"),
-    _engine("key-ignores-wiring", "key", "LZ-HASH-002", "LZ-CACHE-003", module=CORNERS),
+    _engine("key-sums-its-nodes", "key", "LZ-HASH-002", "LZ-CACHE-003", module=CORNERS),
     _engine("key-includes-scalar-values", "key", "LZ-HASH-003", "LZ-CACHE-003",
             module=CORNERS),
     _engine("ellipsis-of-no-axes-dropped", "indexing", "LZ-NUM-013", module=CORNERS,
@@ -182,6 +182,13 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("int-float-to-float64", "promotion", "LZ-REC-002", module=CORNERS),
     _engine("comparisons-refuse-out-of-range", "scalars", "LZ-REC-002", module=CORNERS),
     _engine("bools-are-ints", "scalars", "LZ-REC-002", module=CORNERS),
+    _engine("autocut-limit-grows", "auto-cut", "LZ-BAR-011", module=CORNERS),
+    _engine("bool-is-non-empty", "observation", "LZ-BAR-004", module=CORNERS,
+            focus="scalar_observation"),
+    _engine("policy-exit-restores-the-default", "policy", "LZ-BAR-013", module=CORNERS),
+    _engine("array-observation-unsynced", "observation", "LZ-BAR-004", module=CORNERS),
+    _engine("setitem-forgets-to-rebind", "indexing", "LZ-REC-004", "LZ-NUM-014", module=CORNERS,
+            focus="setitem"),
 )
 
 
@@ -222,12 +229,15 @@ SLIP_SITES = {**dict.fromkeys(("reshape", "permute_dims", "flip", "broadcast_to"
               **dict.fromkeys(("arange", "full", "linspace", "eye", "asarray"), "LZ-NUM-015"),
               "take_along_axis": "LZ-NUM-016", "cumulative_sum": "LZ-NUM-016",
               "take": "LZ-NUM-013", "where": "LZ-NUM-001", "clip": "LZ-NUM-001",
-              "astype": "LZ-NUM-001", "tensordot": "LZ-NUM-011", "full_like": "LZ-NUM-015",
+              "astype": "LZ-NUM-001", "full_like": "LZ-NUM-015",
               "searchsorted": "LZ-DYN-001", "arange_dtype": "LZ-NUM-015",
-              "linspace_truncated": "LZ-NUM-015", "cumulative_sum_dtype": "LZ-REC-002"}
+              "linspace_truncated": "LZ-NUM-015", "cumulative_sum_dtype": "LZ-REC-002",
+              "squeeze_to_one": "LZ-NUM-012", "arange_cast": "LZ-NUM-015",
+              "arange_count": "LZ-NUM-015"}
 # (a second slip of one function: named apart, focused on the function)
 SLIP_FOCUS = {"arange_dtype": "arange", "linspace_truncated": "linspace",
-              "cumulative_sum_dtype": "recorded"}
+              "cumulative_sum_dtype": "recorded", "squeeze_to_one": "squeeze",
+              "arange_cast": "arange", "arange_count": "arange"}
 
 
 def family_mutants() -> tuple[Mutant, ...]:

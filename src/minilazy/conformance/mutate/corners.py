@@ -2,7 +2,7 @@
 
 The adequacy table (:mod:`.adequacy`) listed spec tests that no mutant failed. Each mutant here
 is one realistic slip at a corner one of those tests exists for: an in-place operator that
-forgets to cast back, a key that ignores which parameter an op reads, NaN-skipping reductions,
+forgets to cast back, a key that sums its nodes (losing the wiring), NaN-skipping reductions,
 a mask read in column-major order, an ellipsis of no axes dropped, a gradient taken with
 respect to an argument after ``f`` rebound it.
 
@@ -13,8 +13,10 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -22,7 +24,18 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy import autodiff, dtypes, indexing, infer, lowering, scalars, searching, tracer
+from minilazy import (
+    autodiff,
+    barrier,
+    dtypes,
+    indexing,
+    infer,
+    lowering,
+    scalars,
+    searching,
+    state,
+    tracer,
+)
 from minilazy import cut as cutting
 from minilazy.attrs import Gap, Take
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
@@ -100,7 +113,7 @@ def reductions_skip_nan() -> MinilazyAdapter:
 
 
 # -- the cache key ---------------------------------------------------------------------------------
-def key_ignores_wiring() -> MinilazyAdapter:
+def key_sums_its_nodes() -> MinilazyAdapter:
     """The key sums its nodes' descriptions (a commutative hash): the wiring is lost.
 
     Which operand each op reads, and in which order the nodes come, no longer count.
@@ -164,6 +177,17 @@ def adjacent_index_arrays_moved_first() -> MinilazyAdapter:
         return type(spec)(tuple(entries)), arrays
 
     _set(tracer, "index_spec", index_spec)
+    return cpu()
+
+
+def setitem_forgets_to_rebind() -> MinilazyAdapter:
+    """``x[key] = v`` records the update but leaves ``x`` naming its old value."""
+    real = Tensor.__setitem__
+
+    def setitem(self: Tensor, key: Any, value: Any) -> None:
+        real(Tensor(self._node, self._device), key, value)  # a fresh handle is rebound
+
+    _set(Tensor, "__setitem__", setitem)
     return cpu()
 
 
@@ -241,7 +265,8 @@ def default_float_is_float32() -> MinilazyAdapter:
     ``int16 + 2.5`` and ``int8 / 2`` are float64 in NumPy.
     """
     def change(types: tuple[Any, ...], loop: tuple[DType, ...]) -> tuple[DType, ...]:
-        if loop[-1] == dtypes.float64 and dtypes.float64 not in types:
+        if loop[-1] == dtypes.float64 and not any(  # (np.dtype("float64") == float holds)
+                isinstance(t, np.dtype) and t == dtypes.float64 for t in types):
             return tuple(dtypes.float32 if d == dtypes.float64 else d for d in loop)
         return loop
 
@@ -292,3 +317,72 @@ def bools_are_ints() -> MinilazyAdapter:
     """
     return _weak(lambda o, value, other: scalars.scalar(int(value), dtypes.int64)
                  if type(value) is bool and other != dtypes.bool_ else None)
+
+
+# -- observations and modes -----------------------------------------------------------------------
+def bool_is_non_empty() -> MinilazyAdapter:
+    """``bool(t)`` says whether ``t`` has elements (a container's truth), not its value."""
+    _set(Tensor, "__bool__", lambda self: self.size > 0)
+    return cpu()
+
+
+def array_observation_unsynced() -> MinilazyAdapter:
+    """``numpy()`` and ``np.asarray(t)`` of a pending tensor skip the barrier.
+
+    They read a fresh buffer of the right shape and dtype, never written (zeros here).
+    """
+    real_numpy, real_array = Tensor.numpy, Tensor.__array__
+
+    def numpy(self: Tensor) -> Any:
+        return np.zeros(self.shape, self.dtype) if self.is_pending else real_numpy(self)
+
+    def array(self: Tensor, dtype: Any = None, copy: Any = None) -> Any:
+        return np.zeros(self.shape, dtype or self.dtype) if self.is_pending else real_array(
+            self, dtype, copy)
+
+    _set(Tensor, "numpy", numpy)
+    _set(Tensor, "__array__", array)
+    return cpu()
+
+
+def policy_exit_restores_the_default() -> MinilazyAdapter:
+    """A ``ml.policy(...)`` block ends by restoring the default policy, not the outer block's.
+
+    One saved slot instead of a stack: an inner ``ml.eager()`` ends the outer one too.
+    """
+    @contextlib.contextmanager
+    def policy(p: state.BarrierPolicy | None = None, **changes: Any
+               ) -> Iterator[state.BarrierPolicy]:
+        new = state.replaced(p, changes)
+        state.OVERRIDE.set(new)
+        try:
+            yield new
+        finally:
+            state.OVERRIDE.set(None)
+
+    _set(barrier, "policy", policy)
+    _set(ml, "policy", policy)
+    return cpu()
+
+
+# -- auto-cuts ------------------------------------------------------------------------------------
+def autocut_limit_grows() -> MinilazyAdapter:
+    """Each auto-cut raises the limit by a tenth (an adaptive cut size).
+
+    No two cuts of a loop then hold the same ops: every cut compiles a program of its own.
+    """
+    real, cut = state.current_policy, barrier._materialise  # as the barrier imported them
+    grown = [1.0]
+
+    def policy() -> state.BarrierPolicy:
+        p = real()
+        return dataclasses.replace(p, max_pending_nodes=int(p.max_pending_nodes * grown[0]))
+
+    def materialise(tensors: Sequence[Any], cause: str, donate: bool) -> Exception | None:
+        if cause == "auto":
+            grown[0] *= 1.1
+        return cut(tensors, cause, donate)
+
+    _set(barrier, "current_policy", policy)
+    _set(barrier, "_materialise", materialise)
+    return cpu()

@@ -8,7 +8,7 @@ truncates... One entry of :data:`SLIPS` per site, named by the registry name of 
 
 Example:
     >>> sorted(SLIPS)[:2]
-    ['arange', 'arange_dtype']
+    ['arange', 'arange_cast']
 """
 
 from __future__ import annotations
@@ -100,13 +100,6 @@ def _astype(real: Any, x: Any, dtype: Any, **k: Any) -> Any:
     return real(t, dtype, **k)
 
 
-def _tensordot(real: Any, x1: Any, x2: Any, /, *, axes: Any = 2) -> Any:
-    if isinstance(axes, int):  # the last `axes` axes of both, not x2's first
-        a, b = ml.asarray(x1), ml.asarray(x2)
-        axes = (list(range(a.ndim - axes, a.ndim)), list(range(b.ndim - axes, b.ndim)))
-    return real(x1, x2, axes=axes)
-
-
 def _full_like(real: Any, x: Any, fill: Any, *, dtype: Any = None, **k: Any) -> Any:
     return ml.full(ml.asarray(x).shape, fill, dtype=dtype, **k)  # the fill's dtype, not x's
 
@@ -127,6 +120,26 @@ def _linspace_truncated(real: Any, start: Any, stop: Any, num: int, *, dtype: An
     if dtype is not None and np.dtype(dtype).kind in "iu":  # cast, not floored
         return ml.astype(real(start, stop, num, **k), dtype)
     return real(start, stop, num, dtype=dtype, **k)
+
+
+def _arange_cast(real: Any, start: Any, stop: Any = None, step: Any = 1, *, dtype: Any = None,
+                 **k: Any) -> Any:
+    if dtype is not None:  # the arguments converted to the dtype first: 2 is True, -1 wraps
+        kind = np.dtype(dtype).type
+        start, step = kind(start).item(), kind(step).item()
+        stop = None if stop is None else kind(stop).item()
+    return real(start, stop, step, dtype=dtype, **k)
+
+
+def _arange_count(real: Any, start: Any, stop: Any = None, step: Any = 1, **k: Any) -> Any:
+    if stop is None:  # one argument read as a count, as range() does: arange(5.0) of ints
+        start = int(start)
+    return real(start, stop, step, **k)
+
+
+def _squeeze_to_one(real: Any, x: Any, axis: Any = None) -> Any:
+    out = real(x, axis=axis)  # never 0-d: one axis kept, as "at least 1-d" code does
+    return ml.reshape(out, (1,)) if out.ndim == 0 and ml.asarray(x).ndim else out
 
 
 SLIPS: dict[str, Callable[[], None]] = {
@@ -152,12 +165,14 @@ SLIPS: dict[str, Callable[[], None]] = {
     "take": lambda: _wrapped("take", lambda real, x, i, axis=None: real(x, i, axis=None)),
     "where": lambda: _wrapped("where", _where), "clip": lambda: _wrapped("clip", _clip),
     "astype": lambda: _wrapped("astype", _astype),
-    "tensordot": lambda: _wrapped("tensordot", _tensordot),
     "full_like": lambda: _wrapped("full_like", _full_like),
     "searchsorted": lambda: _wrapped("searchsorted", lambda real, x1, x2, side="left", **k: real(
         x1, x2, **k)),
     "arange_dtype": lambda: _wrapped("arange", _arange_dtype),
     "linspace_truncated": lambda: _wrapped("linspace", _linspace_truncated),
+    "squeeze_to_one": lambda: _wrapped("squeeze", _squeeze_to_one),
+    "arange_cast": lambda: _wrapped("arange", _arange_cast),
+    "arange_count": lambda: _wrapped("arange", _arange_count),
     "cumulative_sum_dtype": lambda: _wrapped("cumulative_sum", _cumsum_dtype),
 }
 

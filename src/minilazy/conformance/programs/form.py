@@ -180,6 +180,8 @@ class Program:
 def leaf_data(dtype: str, shape: Sequence[int], seed: int) -> Array:
     """The data of a leaf: small, readable values (two decimals; integers in ``[-9, 9]``).
 
+    Complex leaves have both parts so drawn.
+
     Example:
         >>> leaf_data("int8", (3,), seed=1).dtype
         dtype('int8')
@@ -190,4 +192,7 @@ def leaf_data(dtype: str, shape: Sequence[int], seed: int) -> Array:
         return np.asarray(rng.random(shape) < 0.5)
     if d.kind in "iu":
         return np.asarray(rng.integers(0 if d.kind == "u" else -9, 10, size=shape), d)
+    if d.kind == "c":  # both parts drawn: a zero imaginary part would hide complex bugs
+        parts = np.round(rng.standard_normal((2, *shape)) * 4, 2)
+        return np.asarray(parts[0] + 1j * parts[1], d)
     return np.asarray(np.round(rng.standard_normal(shape) * 4, 2), d)

@@ -152,8 +152,9 @@ def test_a_scalar_observation_of_a_pending_tensor_materialises_it(
     x = adapter.from_numpy(np.array(2.5, np.float32))  # 0-d: NumPy 2 converts only those
     one = adapter.apply("multiply", x, 3.0)  # 7.5, pending: one op on device data
     two = adapter.apply("add", adapter.apply("multiply", x, -3.0), 0.25)  # -7.25
-    for y, value in ((one, 7.5), (two, -7.25)):
-        want = {"item": value, "float": value, "int": int(value), "bool": True}[convert]
+    zero = adapter.apply("multiply", x, 0.0)  # falsy: a bool() that cannot be False fails
+    for y, value in ((one, 7.5), (two, -7.25), (zero, 0.0)):
+        want = {"item": value, "float": value, "int": int(value), "bool": bool(value)}[convert]
         if convert == "item":
             if not hasattr(y, "item"):
                 pytest.skip(f"{adapter.name}'s tensors have no item()")

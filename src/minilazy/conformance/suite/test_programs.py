@@ -79,8 +79,8 @@ def _standard(p: Program) -> bool:
 def test_every_observation_of_a_complex_program_is_numpys(adapter: OptionalAdapter,
                                                          lazy_impl: str,
                                                          data: st.DataObject) -> None:
-    # Complex leaves next to real ones (promotions, barriers between complex ops). Leaves hold
-    # real values; square roots of negative ones make the imaginary parts.
+    # Complex leaves next to real ones (promotions, barriers between complex ops). Complex
+    # leaves hold both parts (programs.leaf_data).
     dtypes = [d for d in dtypes_for(adapter, complex_too=True) if d.kind in "cf"]
     program = data.draw(programs(dtypes, control=False).filter(_standard), label="program")
     check_program(adapter, program, lazy_impl)
