@@ -17,7 +17,6 @@ Example:
 
 import os as _os
 
-from minilazy import barrier as _barrier
 from minilazy import debug as _debug
 from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
@@ -26,7 +25,6 @@ from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
 from minilazy import runtime as _runtime
-from minilazy import state as _state
 from minilazy.autodiff import grad, value_and_grad
 from minilazy.barrier import eager, mark_step, policy, sync, wait
 from minilazy.cache import clear_cache
@@ -215,10 +213,8 @@ __array_api_version__ = "2023.12"
 
 
 def _install() -> None:
-    # The one place where the layers are wired together: the tracer reaches the barrier layer
-    # through the backend, the debugger listens to barriers, the runtime's gauges join the
-    # metrics, and a fork() child learns that JAX cannot run there.
-    _state.install(_barrier.BACKEND)
+    # The one place where the layers are wired together: the debugger listens to barriers,
+    # the runtime's gauges join the metrics, and a fork() child learns that JAX cannot run there.
     _debug.install()
     _metrics.GAUGES.update(_runtime.GAUGES)
     _os.register_at_fork(after_in_child=_runtime.forked)

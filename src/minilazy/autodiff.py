@@ -17,15 +17,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from minilazy import dtypes, vjps
+from minilazy import barrier, dtypes, vjps
 from minilazy.attrs import Attrs, ToShape
 from minilazy.cache import FORGET
 from minilazy.creation import full_like, zeros_like
 from minilazy.cut import linearize
 from minilazy.ir import Device, Node, Op, Shape
 from minilazy.metrics import COUNTERS
-from minilazy.state import ENGINE, backend, current_policy, user_site
-from minilazy.tracer import Tensor, handle, record
+from minilazy.state import ENGINE, current_policy, user_site
+from minilazy.tracer import Tensor, record
 
 # A tape: the backward graph recorded for one forward structure, replayed for the next forward
 # graph of that structure without running a single VJP rule. Each step is (op, attrs, shape,
@@ -55,6 +55,23 @@ TAPE_LIMIT: Final = 64
 _LOCK: Final = threading.Lock()
 FORGET.append(TAPES.clear)  # ml.clear_cache() starts cold: rules run again (the oracle's mutants)
 
+
+
+def handle(node: Node, device: Device) -> Tensor:
+    """A tensor for an existing node, not registered as live: a short-lived internal view.
+
+    The backward pass wraps the forward graph's nodes in these; one must never reach the user,
+    whose tensors ``mark_step`` finds through the live registry.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> handle(x._node, x.device).shape
+        (2,)
+    """
+    t = Tensor.__new__(Tensor)
+    t._node, t._device = node, device
+    return t
 
 def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> list[Tensor]:
     """The gradients of scalar ``out`` with respect to the nodes ``wrt``, recorded (lazy).
@@ -196,7 +213,7 @@ def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]
     ENGINE.pending += len(made)
     grads = [Tensor(made[r] if r >= 0 else order[~r], device) for r in tape.results]
     if grads and ENGINE.pending >= current_policy().max_pending_nodes:
-        backend().after_record(grads[-1])  # the auto-cut the rules' records would have run
+        barrier.after_record(grads[-1])  # the auto-cut the rules' records would have run
     return grads
 
 

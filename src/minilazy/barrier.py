@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 
 from minilazy import cache, donation, runtime
-from minilazy.attrs import NONE, Sharding
+from minilazy.attrs import NONE
 from minilazy.cut import Cut, bands, cut, roots_of
 from minilazy.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.metrics import COUNTERS
@@ -37,12 +37,12 @@ from minilazy.state import (
     LIVE,
     OVERRIDE,
     BarrierPolicy,
+    Handle,
     current_policy,
     live_pending_nodes,
     replaced,
     user_site,
 )
-from minilazy.tracer import Tensor
 
 # Listeners the observability layer adds: called with (cause, cut, donation mask, compiled (not
 # a cache hit), seconds).
@@ -188,7 +188,7 @@ def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]
 
 
 # -- a group of tensors on one device ----------------------------------------------------------
-def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> None:
+def _run(group: Sequence[Handle], device: Device, donate: bool, cause: str) -> None:
     """Materialise ``group`` in one program (a few for a very deep graph), then rebind it."""
     roots = roots_of([t._node for t in group])
 
@@ -202,13 +202,13 @@ def _run(group: Sequence[Tensor], device: Device, donate: bool, cause: str) -> N
     _execute(roots, device, donate, cause, bind)
 
 
-def _fail(t: Tensor, error: Exception) -> None:
+def _fail(t: Handle, error: Exception) -> None:
     """``t`` cannot be computed: from now on it holds ``error``, raised when it is observed."""
     t._node = failed_leaf(t._node, error)
     ENGINE.failures += 1
 
 
-def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
+def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
             ) -> Exception | None:
     """Materialise ``group`` in one program; if it fails, what can be, and fail the rest.
 
@@ -237,7 +237,7 @@ def _settle(group: Sequence[Tensor], device: Device, donate: bool, cause: str
     return first
 
 
-def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
+def _barrier(tensors: Sequence[Handle], cause: str, donate: bool) -> None:
     """Materialise the pending ``tensors``; raise the first failing tensor's error, if any."""
     failure = _materialise(tensors, cause, donate)
     if failure is not None:
@@ -247,11 +247,11 @@ def _barrier(tensors: Sequence[Tensor], cause: str, donate: bool) -> None:
             del failure  # the frame must not hold its own exception: a cycle
 
 
-def _materialise(tensors: Sequence[Tensor], cause: str, donate: bool) -> Exception | None:
+def _materialise(tensors: Sequence[Handle], cause: str, donate: bool) -> Exception | None:
     """Materialise the pending ``tensors``: one program per device, nothing lost on failure."""
     COUNTERS.barriers += 1
     COUNTERS.barrier_causes[cause] += 1
-    by_device: dict[Device, list[Tensor]] = {}
+    by_device: dict[Device, list[Handle]] = {}
     for t in tensors:
         if t._node.op is not Op.DATA:
             by_device.setdefault(t._device, []).append(t)
@@ -268,7 +268,7 @@ def _materialise(tensors: Sequence[Tensor], cause: str, donate: bool) -> Excepti
 def mark_step(cause: str = "mark_step") -> None:
     """Barrier: materialise every live tensor with pending ops, in one execution per device.
 
-    Tensors no longer referenced are never computed. Buffers that nothing reads any more are
+    Handles no longer referenced are never computed. Buffers that nothing reads any more are
     donated to the outputs (``BarrierPolicy.donate``). A tensor that cannot be computed raises
     its error here, once, after everything else is materialised; from then on it holds that
     error and raises it when observed.
@@ -287,7 +287,7 @@ def mark_step(cause: str = "mark_step") -> None:
             ENGINE.pending = 0
 
 
-def sync(*tensors: Tensor) -> None:
+def sync(*tensors: Handle) -> None:
     """Barrier: materialise just ``tensors`` (and what they depend on), nothing else.
 
     Example:
@@ -298,13 +298,13 @@ def sync(*tensors: Tensor) -> None:
         (False, True)
     """
     for t in tensors:
-        if type(t) is not Tensor:
+        if not isinstance(getattr(t, "_node", None), Node):
             raise TypeError(f"sync() takes tensors, got {type(t).__name__}")
     with ENGINE.lock:
         _barrier(tensors, "sync", donate=False)
 
 
-def wait(*tensors: Tensor) -> None:
+def wait(*tensors: Handle) -> None:
     """Barrier: materialise ``tensors`` like :func:`sync`, then wait until their values exist.
 
     Execution is asynchronous; use this to time a computation, not to get its result.
@@ -324,69 +324,77 @@ def wait(*tensors: Tensor) -> None:
         runtime.wait(payload)
 
 
-class Backend:
-    """The tracer's view of the layers above it (see ``state.Backend``).
+# -- what the tensor calls: observations, host fallbacks, auto-cuts -----------------------------
+def value(tensor: Handle, cause: str) -> Any:
+    """Materialise ``tensor`` (an observation barrier named ``cause``); its device buffer.
 
     Example:
-        >>> BACKEND.default_device().platform in ("cpu", "gpu", "tpu")
-        True
+        >>> import minilazy as ml
+        >>> value(ml.ones((2,)) * 2.0, "numpy").shape
+        (2,)
     """
-
-    def default_device(self) -> Device:
-        return runtime.default_device()
-
-    def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
-        return runtime.to_device(array, device)
-
-    def place(self, value: object, sharding: Sharding) -> object:
-        return runtime.place(value, sharding)
-
-    def _value(self, tensor: Tensor, cause: str) -> Any:
-        """Materialise ``tensor`` (an observation barrier); its device buffer."""
-        if tensor._node.op is not Op.DATA:
-            COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
-            if current_policy().observe_all:
-                mark_step(cause)
-            else:
-                with ENGINE.lock:
-                    _barrier([tensor], cause, donate=False)
-        payload = tensor._node.payload
-        if type(payload) is Failure:
-            payload.throw()
-        return payload
-
-    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
-        return runtime.to_host(self._value(tensor, cause))
-
-    def materialise(self, tensors: Sequence[Tensor], cause: str) -> None:
-        with ENGINE.lock:
-            _barrier(tensors, cause, donate=False)
-
-    def copy_to(self, tensor: Tensor, device: Device) -> Tensor:
-        node = tensor._node
-        buffer = runtime.move(self._value(tensor, "to"), device)
-        return Tensor(data_leaf(buffer, node.shape, node.dtype), device)
-
-    def after_record(self, tensor: Tensor) -> None:
-        p = current_policy()
-        if p.eager:
+    if tensor._node.op is not Op.DATA:
+        COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
+        if current_policy().observe_all:
+            mark_step(cause)
+        else:
             with ENGINE.lock:
-                _barrier([tensor], "eager", donate=False)
-            return
+                _barrier([tensor], cause, donate=False)
+    payload = tensor._node.payload
+    if type(payload) is Failure:
+        payload.throw()
+    return payload
+
+
+def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
+    """Materialise ``tensor`` and return a writable host copy of its values.
+
+    Example:
+        >>> import minilazy as ml
+        >>> to_host(ml.ones((2,)) * 2.0, "numpy").tolist()
+        [2.0, 2.0]
+    """
+    return runtime.to_host(value(tensor, cause))
+
+
+def materialise(tensors: Sequence[Handle], cause: str) -> None:
+    """A barrier named ``cause`` that materialises ``tensors`` (a host fallback's inputs).
+
+    Example:
+        >>> import minilazy as ml
+        >>> materialise([ml.ones((2,)) * 2.0], "nonzero")
+    """
+    with ENGINE.lock:
+        _barrier(tensors, cause, donate=False)
+
+
+def after_record(tensor: Handle) -> None:
+    """What ``record`` calls in eager mode (run ``tensor`` now), or at the pending limit.
+
+    At the limit the live graph is counted, and cut if it is still over (the rest was dead).
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.eager():
+        ...     (ml.ones((2,)) + 1.0).is_pending
+        False
+    """
+    p = current_policy()
+    if p.eager:
         with ENGINE.lock:
-            live = LIVE.tensors()
-            n = live_pending_nodes(live, p.max_pending_nodes)
-            if n < p.max_pending_nodes:  # the rest is dead: no cut; count again in a while
-                ENGINE.pending = min(n, p.max_pending_nodes // 2)
-                return
-            try:  # a program's failure is not raised here: the failing tensors hold it
-                e = _materialise(live, "auto", p.donate)
-            finally:
-                ENGINE.pending = 0
-            if e is not None:
-                warnings.warn(f"minilazy: a tensor failed at an auto-cut and holds its error, "
-                              f"raised when it is observed: {type(e).__name__}: {e}",
-                              RuntimeWarning, stacklevel=3)
-
-
-BACKEND: Final = Backend()
+            _barrier([tensor], "eager", donate=False)
+        return
+    with ENGINE.lock:
+        live = LIVE.tensors()
+        n = live_pending_nodes(live, p.max_pending_nodes)
+        if n < p.max_pending_nodes:  # the rest is dead: no cut; count again in a while
+            ENGINE.pending = min(n, p.max_pending_nodes // 2)
+            return
+        try:  # a program's failure is not raised here: the failing tensors hold it
+            e = _materialise(live, "auto", p.donate)
+        finally:
+            ENGINE.pending = 0
+        if e is not None:
+            warnings.warn(f"minilazy: a tensor failed at an auto-cut and holds its error, "
+                          f"raised when it is observed: {type(e).__name__}: {e}",
+                          RuntimeWarning, stacklevel=3)

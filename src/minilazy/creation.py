@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from minilazy import dtypes
+from minilazy import dtypes, runtime
 from minilazy.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.device import Mesh, checked
 from minilazy.dtypes import DType, DTypeLike, Number, Scalar
@@ -24,7 +24,6 @@ from minilazy.infer import integers, sized
 from minilazy.ir import Device, DeviceError, Node, Op
 from minilazy.scalars import scalar
 from minilazy.sharding import mark_sharding, placed_data, placement
-from minilazy.state import backend
 from minilazy.tracer import Tensor, TensorLike, record
 
 ShapeLike = int | Sequence[int]
@@ -38,7 +37,7 @@ def _shape(shape: ShapeLike, what: str = "shape") -> tuple[int, ...]:
 
 
 def _device(device: Device | None, where: str) -> Device:
-    return backend().default_device() if device is None else checked(device, where)
+    return runtime.default_device() if device is None else checked(device, where)
 
 
 def _default_dtype(value: Scalar) -> DType:

@@ -28,8 +28,7 @@ import numpy as np
 from minilazy.attrs import NONE
 from minilazy.cut import Cut, cut
 from minilazy.ir import Device, Node, Op
-from minilazy.state import LIVE
-from minilazy.tracer import Tensor
+from minilazy.state import LIVE, Handle
 
 
 def _reference_count(order: Sequence[Node]) -> int:
@@ -50,7 +49,7 @@ def _own_references() -> int:
 _OWN: Final = _own_references()
 
 
-def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Tensor], total: int) -> set[Node]:
+def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Handle], total: int) -> set[Node]:
     """The nodes of ``c`` that something outside the barrier references, and all below them.
 
     Their buffers must survive the program. A pending node is referenced from outside when

@@ -1,6 +1,6 @@
 """Host fallback: how an op whose result shape depends on data gets its inputs' values.
 
-Just above the engine state. A compiled program has static shapes, so ``x[mask]``, ``nonzero``
+Just above the barrier. A compiled program has static shapes, so ``x[mask]``, ``nonzero``
 and ``unique_values`` cannot be recorded: :func:`host_values` runs one barrier on their inputs
 only (other pending work stays pending), copies the values to the host for NumPy to compute on,
 and counts the call, as PyTorch/XLA counts its ``aten::`` fallbacks. What NumPy computes goes
@@ -10,15 +10,14 @@ back as device data: a leaf, so gradients stop there. Never imports jax.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
+from minilazy import barrier
+from minilazy.ir import Op
 from minilazy.metrics import COUNTERS
-from minilazy.state import LIVE, backend, current_policy, user_site
-
-if TYPE_CHECKING:  # the tracer imports this module (for x[mask]): only the type checker looks up
-    from minilazy.tracer import Tensor
+from minilazy.state import LIVE, Handle, current_policy, user_site
 
 # What the error policy's message suggests instead, per op (what keeps its shape static).
 _INSTEAD: Final = {
@@ -27,7 +26,7 @@ _INSTEAD: Final = {
 }
 
 
-def host_values(op: str, tensors: Sequence[Tensor]) -> list[np.ndarray[Any, Any]]:
+def host_values(op: str, tensors: Sequence[Handle]) -> list[np.ndarray[Any, Any]]:
     """The values of ``tensors`` on the host, for op ``op`` to compute there (a host fallback).
 
     One barrier materialises the pending ones among ``tensors``, and nothing else (all live
@@ -57,11 +56,10 @@ def host_values(op: str, tensors: Sequence[Tensor]) -> list[np.ndarray[Any, Any]
         instead = f"; {_INSTEAD[op]}" if op in _INSTEAD else ""
         raise RuntimeError(f"{op}: the shape of its result depends on values, so it would run on "
                            f"the host, which BarrierPolicy(fallback='error') forbids" + instead)
-    b = backend()
-    pending = [t for t in tensors if t.is_pending]
+    pending = [t for t in tensors if t._node.op is not Op.DATA]
     if pending:  # one barrier for all inputs (x[m1, m2] reads two masks)
-        b.materialise(LIVE.tensors() if current_policy().observe_all else pending, op)
-    values = [b.to_host(t, op) for t in tensors]  # ready now: copies (a failed one raises)
+        barrier.materialise(LIVE.tensors() if current_policy().observe_all else pending, op)
+    values = [barrier.to_host(t, op) for t in tensors]  # ready now: copies (a failed one raises)
     COUNTERS.fallbacks += 1
     COUNTERS.fallback_ops[op] += 1
     COUNTERS.fallback_sites[f"{op} at {user_site()}"] += 1

@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from minilazy import dtypes
+from minilazy import dtypes, runtime
 from minilazy.attrs import NONE
 from minilazy.dtypes import DType
 from minilazy.ir import Device, Node, Op
-from minilazy.state import ENGINE, backend, user_site
+from minilazy.state import ENGINE, user_site
 
 
 def host_data(x: Any, dtype: DType | None, device: Device) -> Node:
@@ -28,7 +28,7 @@ def host_data(x: Any, dtype: DType | None, device: Device) -> Node:
         <Node data i64[2]>
     """
     array = host_array(x, dtype)
-    buffer = backend().to_device(array, device)
+    buffer = runtime.to_device(array, device)
     site = user_site() if ENGINE.sites else None
     return Node(Op.DATA, (), NONE, array.shape, array.dtype, buffer, site)
 

@@ -1,7 +1,8 @@
 """Index specs: NumPy basic, integer-array and boolean-mask indexing as static, hashable attributes.
 
-Part of the op-rules layer. ``x[key]`` is recorded as one ``GETITEM`` node whose attrs are a
-normalised :class:`~minilazy.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
+Just above the barrier (a mask tensor is read by a host fallback), below the tensor, which
+records ``x[key]`` as one ``GETITEM`` node whose attrs are a normalised
+:class:`~minilazy.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
 start/size/step), and whose extra operands are the integer index arrays. Indices known on the
 host (ints, lists, NumPy arrays) are bounds-checked here, at the call; the values of index
 *tensors* are data, so out-of-range entries are clamped when read and dropped when written
@@ -14,35 +15,31 @@ fallback, and the gather with its positions stays recorded (and differentiable);
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any, TypeAlias, assert_never
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
 
-from minilazy import dtypes
-from minilazy.attrs import NONE, At, Attrs, Cast, Entry, Gap, Index, NewAxis, Span, Take, ToShape
+from minilazy import runtime
+from minilazy.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
 from minilazy.dtypes import INTEGER
 from minilazy.fallback import host_values
+from minilazy.host import host_data
 from minilazy.ir import (
     Device,
     DeviceError,
     Node,
-    Op,
     Shape,
-    ShapeError,
     UnsupportedError,
     data_leaf,
 )
-from minilazy.state import backend
 
-if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
+if TYPE_CHECKING:  # the tensor module imports this one, for its keys: the type checker only
     from minilazy.tracer import Tensor
 
-# A key item as the tracer hands it over: a tensor only when it is a boolean mask.
+# A key item as the tensor hands it over: a tensor only when it is a boolean mask.
 Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Tensor"
-# The tracer's ``record``, passed down to :func:`masked_fill` (this module sits below it).
-Record: TypeAlias = "Callable[[Op, tuple[Node, ...], Attrs, Device], Tensor]"
 
 
 def _integer_index(k: np.ndarray[Any, Any]) -> None:
@@ -101,56 +98,53 @@ def _too_many(shape: Shape, consumed: int) -> None:
                          f"{consumed} were indexed")
 
 
-def scalar_bools(x: Tensor, key: Any, record: Record, op: str = "getitem") -> tuple[Tensor, Any]:
-    """``x`` and ``key`` with NumPy's 0-d boolean indices (``x[True]``) made ordinary ones.
+def scalar_bools(shape: Shape, key: Any, op: str = "getitem") -> tuple[Shape | None, Any]:
+    """NumPy's 0-d boolean indices (``x[True]``) made ordinary ones: ``x``'s new shape and key.
 
     NumPy reads a 0-d boolean in a key as a new axis of length 1 there, indexed by
     ``nonzero(b)``: ``[0]`` for True, ``[]`` for False, so ``x[True]`` has shape ``(1, ...)`` and
-    ``x[False]`` ``(0, ...)``. So ``x`` gets that axis (a recorded reshape, free) and the boolean
-    becomes the slice ``0:1`` or ``0:0`` on it, or the index array ``[0]`` or ``[]`` when the key
-    has integers or index arrays (which it then broadcasts with, as in NumPy). A 0-d boolean
-    *tensor*'s value decides the shape: it is read on the host (a counted fallback named
-    ``op``). Without 0-d booleans, ``x`` and ``key`` come back as they are.
+    ``x[False]`` ``(0, ...)``. So ``x`` gets that axis (the caller records the reshape to the
+    shape returned, free) and the boolean becomes the slice ``0:1`` or ``0:0`` on it, or the
+    index array ``[0]`` or ``[]`` when the key has integers or index arrays (which it then
+    broadcasts with, as in NumPy). A 0-d boolean *tensor*'s value decides the shape: it is read
+    on the host (a counted fallback named ``op``). Without 0-d booleans: ``None`` and ``key``.
 
     Example:
-        >>> import minilazy as ml
-        >>> from minilazy.tracer import record
-        >>> y, key = scalar_bools(ml.ones((2, 3)), (False, 1), record)
-        >>> y.shape, key
+        >>> scalar_bools((2, 3), (False, 1))
         ((1, 2, 3), (array([], dtype=int64), 1))
     """
     items = key if type(key) is tuple else (key,)
     if not any(_is_bool0(k) for k in items):  # the common case: nothing to do
-        return x, key
+        return None, key
     uses = [_consumed(k) for k in items]
-    _too_many(x.shape, sum(uses))
+    _too_many(shape, sum(uses))
     tensors = [k for k in items if _is_bool0(k)
                and not isinstance(k, bool | np.generic | np.ndarray)]
     read = {id(t): v for t, v in zip(tensors, host_values(op, tensors))} if tensors else {}
     # the new axes' positions among x's: after the axes the items before use up, or, after an
     # ellipsis, before those that the items after it use up
     ellipsis = next((i for i, k in enumerate(items) if k is Ellipsis), len(items))
-    where = [sum(uses[:i]) if i < ellipsis else len(x.shape) - sum(uses[i:])
+    where = [sum(uses[:i]) if i < ellipsis else len(shape) - sum(uses[i:])
              for i in range(len(items))]
     lone = sum(map(_is_bool0, items)) == 1 and all(
         k is None or k is Ellipsis or isinstance(k, slice) or _is_bool0(k) for k in items)
-    shape, out = list(x.shape), list(items)
+    new, out = list(shape), list(items)
     for i in reversed(range(len(items))):  # right to left: earlier positions stay valid
         k = items[i]
         if _is_bool0(k):
             n = int(bool(read[id(k)] if id(k) in read else k))
-            shape.insert(where[i], 1)
+            new.insert(where[i], 1)
             out[i] = slice(0, n) if lone else np.zeros(n, np.intp)
-    return record(Op.RESHAPE, (x._node,), ToShape(tuple(shape)), x.device), tuple(out)
+    return tuple(new), tuple(out)
 
 
 def index_spec(shape: Shape, key: Sequence[Item],
-               to_node: Callable[[np.ndarray[Any, Any]], Node] | None = None,
-               op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
+               device: Device | None = None, op: str = "getitem"
+               ) -> tuple[Index, tuple[Node, ...]]:
     """Normalise ``key`` for an array of ``shape``: the spec attrs and the index-array operands.
 
     Index arrays on the host (NumPy arrays) are bounds-checked here where they select something
-    (as NumPy), then made device data by ``to_node``; index arrays on the device (nodes) are
+    (as NumPy), then made device data on ``device``; index arrays on the device (nodes) are
     data (LZ-NUM-005). 0-d booleans are :func:`scalar_bools`' business, before this. A
     boolean mask is the index arrays of its True entries (NumPy's rule): a NumPy mask is read
     here, a mask tensor by one counted host fallback named ``op``, once the whole key is checked.
@@ -238,8 +232,8 @@ def index_spec(shape: Shape, key: Sequence[Item],
         if isinstance(a, tuple):
             a = where[a[0]][a[1]]
         if not isinstance(a, Node):
-            assert to_node is not None, "host index arrays need a to_node"
-            a = to_node(a)
+            assert device is not None, "host index arrays need a device"
+            a = host_data(a, None, device)
         nodes.append(a)
     return Index(tuple(spec)), tuple(nodes)
 
@@ -252,144 +246,35 @@ def _fits(value: Shape, target: Shape) -> bool:
     return len(v) <= len(target) and all(n in (1, m) for n, m in zip(v[::-1], target[::-1]))
 
 
-def masked_fill(x: Tensor, key: Any, v: Node, record: Record) -> bool:
-    """Record ``x[mask] = v`` as ``where(mask, v, x)`` when that is the same; rebind ``x``.
+def fill_mask(shape: Shape, device: Device, key: Any, value: Shape) -> tuple[Node, Shape] | None:
+    """The mask of ``x[key] = v``, when it can be recorded as ``where(mask, v, x)``.
 
     That is when ``key`` is one boolean mask (a tensor, a NumPy array or a list) over leading
-    axes of ``x``, and ``v`` broadcasts into what one True entry selects (``x[x < 0] = 0``,
-    ``rows[keep] = row``): the result's shape is static, so nothing goes to the host. Returns
-    False, recording nothing, for other keys and values: the caller then indexes with the mask's
-    True positions (a host fallback for a mask tensor).
+    axes of ``x`` (of ``shape``), and ``v`` broadcasts into what one True entry selects
+    (``x[x < 0] = 0``, ``rows[keep] = row``): the result's shape is static, so nothing goes to
+    the host. Returns the mask's node and the shape the caller reshapes it to (length-1 axes
+    where ``x`` has more, so that ``where`` broadcasts it); ``None`` for other keys and values:
+    the caller then indexes with the mask's True positions (a host fallback for a mask tensor).
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.tracer import record
-        >>> ml.reset_metrics()
-        >>> x = ml.asarray([1.0, -2.0, 3.0])
-        >>> masked_fill(x, x < 0, ml.asarray(0.0)._node, record)
-        True
-        >>> x.tolist(), ml.metrics().fallbacks
-        ([1.0, 0.0, 3.0], 0)
+        >>> x = ml.ones((3, 2))
+        >>> node, to = fill_mask(x.shape, x.device, x[:, 0] > 0, (2,))
+        >>> node.shape, to
+        ((3,), (3, 1))
     """
     mask = key[0] if type(key) is tuple and len(key) == 1 else key
     if isinstance(mask, list):
         mask = np.asarray(mask)
     if not _is_mask(mask) or not mask.ndim:
-        return False
-    check_mask(x.shape, 0, mask.shape)
-    rest = x.shape[mask.ndim:]
-    if not _fits(v.shape, rest):  # a value per True entry: where they are is data
-        return False
-    device, shape = x.device, mask.shape + (1,) * len(rest)  # so that where() broadcasts it
+        return None
+    check_mask(shape, 0, mask.shape)
+    rest = shape[mask.ndim:]
+    if not _fits(value, rest):  # a value per True entry: where they are is data
+        return None
+    to = mask.shape + (1,) * len(rest)
     if isinstance(mask, np.ndarray):  # known on the host: shaped there, sent as data
-        m = data_leaf(backend().to_device(mask.reshape(shape), device), shape, mask.dtype)
-    else:
-        if mask.device != device:
-            raise DeviceError(f"setitem: the mask is on {mask.device}, the tensor on {device}")
-        m = mask._node
-        if rest:
-            m = record(Op.RESHAPE, (m,), ToShape(shape), device)._node
-    if v.dtype != x.dtype:  # setitem casts the value to x's dtype, as NumPy does
-        v = record(Op.CONVERT, (v,), Cast(dtypes.CODE[x.dtype]), device)._node
-    x._node = record(Op.WHERE, (m, v, x._node), NONE, device)._node
-    return True
-
-
-def _slice(s: Span) -> slice:
-    step = -s.step if s.reverse else s.step
-    stop = s.start + s.size * step
-    return slice(s.start, None if stop < 0 else stop, step)
-
-
-def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
-    """The NumPy-style index tuple that ``spec`` stands for (what lowering and reference use).
-
-    Example:
-        >>> numpy_index(Index((At(3), Span(4, 3, 2, True))), ())
-        (3, slice(4, None, -2))
-    """
-    out: list[Any] = []
-    for entry in spec.entries:
-        match entry:
-            case At(i):
-                out.append(i)
-            case Span():
-                out.append(_slice(entry))
-            case NewAxis():
-                out.append(None)
-            case Take(k):
-                out.append(arrays[k])
-            case Gap():
-                out.append(Ellipsis)
-            case _:
-                assert_never(entry)
-    return tuple(out)
-
-
-def index_text(spec: Index, arrays: Sequence[str]) -> str:
-    """``spec`` as the Python index expression that records it (``arrays`` name the arrays).
-
-    Example:
-        >>> index_text(Index((At(3), Span(4, 3, 2, True), Take(0))), ["i"])
-        '3, 4::-2, i'
-    """
-    parts = []
-    for entry in spec.entries:
-        match entry:
-            case At(i):
-                parts.append(str(i))
-            case Span():
-                s = _slice(entry)
-                parts.append(f"{s.start}:{'' if s.stop is None else s.stop}"
-                             + (f":{s.step}" if s.step != 1 else ""))
-            case NewAxis():
-                parts.append("None")
-            case Take(k):
-                parts.append(arrays[k])
-            case Gap():
-                parts.append("...")
-            case _:
-                assert_never(entry)
-    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
-
-
-def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Shape:
-    """The shape of ``x[spec]`` for ``x`` of ``shape``, by NumPy's rules.
-
-    Example:
-        >>> index_shape((4, 5), Index((At(3), Span(4, 3, 2, True))), ())
-        (3,)
-    """
-    if not array_shapes:  # basic indexing only: no need to ask NumPy
-        return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
-                     if isinstance(e, Span | NewAxis))
-    # Mixed basic and integer-array indexing moves axes in subtle ways: let NumPy decide,
-    # on a zero-strided dummy so no memory of the real size is touched.
-    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
-    index = numpy_index(spec, [np.zeros(s, np.intp) for s in array_shapes])
-    return tuple(dummy[index].shape)
-
-
-def setitem_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape],
-                  value_shape: Shape) -> None:
-    """Check that a value of ``value_shape`` can be assigned to ``x[spec]`` (one-way broadcast).
-
-    Example:
-        >>> setitem_shape((4, 5), Index((At(3), Span(0, 5, 1, False))), (), (2,))
-        Traceback (most recent call last):
-        ...
-        minilazy.ir.ShapeError: setitem: cannot broadcast a value of shape (2,) into shape (5,)
-    """
-    target = index_shape(shape, spec, array_shapes)
-    if value_shape and all(isinstance(e, At) for e in spec.entries):
-        # one element, picked by integers alone: NumPy stores a scalar there, not an array
-        raise ValueError(f"setitem: cannot set a single element to an array of shape "
-                         f"{value_shape}")
-    # NumPy drops leading length-1 axes of the value before broadcasting it into the target.
-    v = list(value_shape)
-    while len(v) > len(target) and v[0] == 1:
-        v.pop(0)
-    ok = len(v) <= len(target) and all(n in (1, m) for n, m in zip(v[::-1], target[::-1]))
-    if not ok:
-        raise ShapeError(f"setitem: cannot broadcast a value of shape {value_shape} into shape "
-                         f"{target}")
+        return data_leaf(runtime.to_device(mask.reshape(to), device), to, mask.dtype), to
+    if mask.device != device:
+        raise DeviceError(f"setitem: the mask is on {mask.device}, the tensor on {device}")
+    return mask._node, to

@@ -33,7 +33,7 @@ from minilazy.attrs import (
 )
 from minilazy.dtypes import DType, short_name
 from minilazy.fft_rules import fft_rule
-from minilazy.indexing import index_shape, setitem_shape
+from minilazy.index_rules import index_shape, setitem_shape
 from minilazy.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 from minilazy.linalg_rules import linalg_rule, sort_rule
 from minilazy.loops import UFUNC as UFUNC  # re-exported: the op tables' users name them here

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import numpy as np
 
+from minilazy import barrier, runtime
 from minilazy.device import checked
-from minilazy.ir import Device, Node
-from minilazy.state import backend
+from minilazy.ir import Device, Node, data_leaf
 
 if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
     from minilazy.tracer import Tensor
@@ -76,7 +76,11 @@ class ArrayAPIMethods:
             raise ValueError(f"to_device: minilazy has no streams, got stream={stream!r}")
         me = cast("Tensor", self)
         device = checked(device, "to_device")
-        return me if device == self._device else backend().copy_to(me, device)
+        if device == self._device:
+            return me
+        node = me._node
+        buffer = runtime.move(barrier.value(me, "to"), device)
+        return type(me)(data_leaf(buffer, node.shape, node.dtype), device)
 
     def __complex__(self, /) -> complex:
         """The single element as a Python ``complex`` (an observation barrier, as ``float()``).
@@ -119,7 +123,7 @@ class ArrayAPIMethods:
         if dl_device is not None and dl_device != (DLPACK_CPU, 0):
             raise BufferError(f"__dlpack__: minilazy exports to the host (1, 0) only, got "
                               f"dl_device={dl_device}")
-        host = backend().to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
+        host = barrier.to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
         # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
         return host.__dlpack__(stream=stream, max_version=max_version)
 
@@ -135,7 +139,7 @@ class ArrayAPIMethods:
             >>> (pickle.loads(pickle.dumps(ml.arange(3) * 2)) + 1).tolist()
             [1, 3, 5]
         """
-        return unpickle, (backend().to_host(cast("Tensor", self), "pickle"),)
+        return unpickle, (barrier.to_host(cast("Tensor", self), "pickle"),)
 
     def __copy__(self) -> Tensor:
         """A new handle on the same node (nothing runs): ``copy.copy``; in-place ops rebind one.

@@ -39,7 +39,7 @@ from minilazy.attrs import (
 )
 from minilazy.cut import Cut
 from minilazy.device import Mesh
-from minilazy.indexing import index_shape, numpy_index
+from minilazy.index_rules import index_shape, numpy_index
 from minilazy.infer import signature
 from minilazy.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.linalg_rules import evaluate

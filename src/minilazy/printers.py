@@ -35,12 +35,11 @@ from minilazy.attrs import (
 from minilazy.cut import Cut, cut, roots_of
 from minilazy.dtypes import DTYPES
 from minilazy.fft_rules import Kind, Norm
-from minilazy.indexing import index_text
+from minilazy.index_rules import index_text
 from minilazy.infer import describe
 from minilazy.ir import Op
 from minilazy.linalg_rules import Fn
 from minilazy.pycode import source
-from minilazy.state import backend
 from minilazy.tracer import Tensor
 
 
@@ -178,7 +177,7 @@ class Graph:
             >>> ml.graph(*scope["outputs"]).key == ml.graph(ml.exp(ml.ones((2,))) * 3.0).key
             True
         """
-        return source(self.cut, backend().default_device())
+        return source(self.cut, runtime.default_device())
 
     def render(self, path: str, format: str = "svg") -> str:
         """Draw the graph with Graphviz (the ``graphviz`` package and its ``dot`` program).

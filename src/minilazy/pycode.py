@@ -14,7 +14,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Final
 
-from minilazy import attrs, dtypes, fft_rules
+from minilazy import attrs, dtypes, fft_rules, runtime
 from minilazy.attrs import (
     NONE,
     Attrs,
@@ -36,10 +36,9 @@ from minilazy.attrs import (
 from minilazy.cut import Cut
 from minilazy.dtypes import Scalar
 from minilazy.fft_rules import Norm
-from minilazy.indexing import index_text
+from minilazy.index_rules import index_text
 from minilazy.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.linalg_rules import Fn
-from minilazy.state import backend
 from minilazy.tracer import Tensor, record
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
@@ -58,7 +57,7 @@ def replay(op: str, *operands: Tensor, attrs: Attrs = NONE, device: Device | Non
         >>> replay("iota", attrs=Iota((3,), 0, 4)).tolist()
         [0, 1, 2]
     """
-    dev = operands[0].device if operands else (device or backend().default_device())
+    dev = operands[0].device if operands else (device or runtime.default_device())
     return record(Op(op), tuple(t._node for t in operands), attrs, dev)
 
 
@@ -69,7 +68,7 @@ def scalar(value: Scalar, dtype: str) -> Tensor:
         >>> scalar(2.0, "float32").dtype
         dtype('float32')
     """
-    return Tensor(scalar_leaf(value, dtypes.canonical(dtype)), backend().default_device())
+    return Tensor(scalar_leaf(value, dtypes.canonical(dtype)), runtime.default_device())
 
 
 def _literal(value: object) -> str:

@@ -32,7 +32,7 @@ from minilazy.attrs import (
     mismatch,
 )
 from minilazy.cut import Cut, cut
-from minilazy.indexing import index_shape, numpy_index
+from minilazy.index_rules import index_shape, numpy_index
 from minilazy.infer import UFUNC, signature
 from minilazy.ir import BINARY, UNARY, Node, Op
 from minilazy.linalg_rules import evaluate as namespaced

@@ -15,12 +15,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from minilazy import runtime
 from minilazy.attrs import Sharding, Spec
 from minilazy.device import Mesh
 from minilazy.dtypes import DType
 from minilazy.host import host_array
 from minilazy.ir import DeviceError, Failure, Node, Op, data_leaf
-from minilazy.state import ENGINE, backend, user_site
+from minilazy.state import ENGINE, user_site
 from minilazy.tracer import Tensor, record
 
 
@@ -109,7 +110,7 @@ def placed_data(obj: Any, dtype: DType | None, mesh: Mesh, spec: Spec) -> Node:
     array = host_array(obj, dtype)
     s = sharding_of(mesh, spec, array.shape, "asarray")
     site = user_site() if ENGINE.sites else None
-    return Node(Op.DATA, (), s, array.shape, array.dtype, backend().place(array, s), site)
+    return Node(Op.DATA, (), s, array.shape, array.dtype, runtime.place(array, s), site)
 
 
 def mark_sharding(x: Tensor, mesh: Mesh, spec: Spec) -> Tensor:
@@ -142,7 +143,7 @@ def mark_sharding(x: Tensor, mesh: Mesh, spec: Spec) -> Tensor:
     if node.attrs == s:
         return x
     if node.op is Op.DATA and type(node.payload) is not Failure:
-        x._node = data_leaf(backend().place(node.payload, s), node.shape, node.dtype, s)
+        x._node = data_leaf(runtime.place(node.payload, s), node.shape, node.dtype, s)
     else:
         x._node = record(Op.SHARD, (node,), s, x.device)._node
     return x

@@ -1,4 +1,4 @@
-"""The engine's mutable state, in one place: policy, live tensors, pending count, lock, backend.
+r"""The engine's mutable state, in one place: policy, live tensors, pending count, lock.
 
 Fourth layer, just above the IR. Everything that changes while minilazy runs and is shared
 between layers lives here, each piece with one owner:
@@ -7,10 +7,11 @@ between layers lives here, each piece with one owner:
   override (``with ml.policy(...)``) in a :class:`contextvars.ContextVar`;
 - the registry of live tensors (weak references), which ``mark_step`` materialises;
 - the count of nodes recorded since the last full barrier, which triggers auto-cuts;
-- the engine lock: barriers run one at a time, whichever thread calls them;
-- the :class:`Backend`: what the tracer needs from the layers above it (values for
-  observations). :func:`install` is called once, from ``minilazy/__init__.py``; no module
-  changes another at import.
+- the engine lock: barriers run one at a time, whichever thread calls them.
+
+The state holds tensors as handles (:class:`Handle`: a node and a device): the tensor module
+sits at the top of the engine, above the barrier, and nothing here or in the barrier needs
+its class.
 
 Never imports jax.
 """
@@ -26,15 +27,20 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType
-from typing import TYPE_CHECKING, Any, Final, Literal, Protocol
+from typing import Any, Final, Literal, Protocol
 
-import numpy as np
-
-from minilazy.attrs import Sharding
 from minilazy.ir import LEAVES, Device, Node
 
-if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
-    from minilazy.tracer import Tensor
+
+class Handle(Protocol):
+    """What the engine's state and its barriers see of a tensor: a node and a device.
+
+    A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a :class:`~minilazy.tracer.
+    Tensor` is one (the tensor module, above the barrier, is what users hold).
+    """
+
+    _node: Node
+    _device: Device
 
 
 @dataclass(frozen=True)
@@ -87,31 +93,6 @@ class BarrierPolicy:
                 raise ValueError(f"{name} must be >= 1, got {value}")
 
 
-class Backend(Protocol):
-    """What the tracer needs from the layers above it (the barrier layer implements it)."""
-
-    def default_device(self) -> Device:
-        """The device new tensors go to when none is named."""
-
-    def to_device(self, array: np.ndarray[Any, Any], device: Device) -> object:
-        """Copy a host array to ``device``; return the device buffer."""
-
-    def place(self, value: object, sharding: Sharding) -> object:
-        """Place a host array or a device buffer as ``sharding`` says; return the new buffer."""
-
-    def to_host(self, tensor: Tensor, cause: str) -> np.ndarray[Any, Any]:
-        """Materialise ``tensor`` (an observation barrier) and return a writable host copy."""
-
-    def materialise(self, tensors: Sequence[Tensor], cause: str) -> None:
-        """Run a barrier that materialises ``tensors``."""
-
-    def copy_to(self, tensor: Tensor, device: Device) -> Tensor:
-        """A copy of ``tensor`` on another device."""
-
-    def after_record(self, tensor: Tensor) -> None:
-        """Called when the pending count reaches the policy's limit, or in eager mode."""
-
-
 class _Maker(threading.local):
     """Per thread: whether this thread has made a tensor (a new thread starts without)."""
 
@@ -139,7 +120,7 @@ class Registry:
     def __init__(self) -> None:
         # A weak reference per tensor, as the key (it hashes as its tensor, by identity, and
         # keeps that hash when the tensor dies): the callback removes it.
-        self._refs: dict[weakref.ref[Tensor], None] = {}
+        self._refs: dict[weakref.ref[Handle], None] = {}
         self._drop = self._remove  # one bound method, not one per tensor
         # The threads that made tensors, by ident. A thread-local flag, not the ident, says
         # whether a thread is known: an ended thread's ident goes to the next thread started
@@ -147,17 +128,17 @@ class Registry:
         self._maker = _Maker()
         self._threads: dict[int, threading.Thread] = {}
 
-    def add(self, t: Tensor) -> None:
+    def add(self, t: Handle) -> None:
         """Register ``t`` (once, when it is made)."""
         self._refs[weakref.ref(t, self._drop)] = None
         if not self._maker.known:  # this thread's first tensor
             self._maker.known = True
             self._threads[threading.get_ident()] = threading.current_thread()
 
-    def _remove(self, ref: weakref.ref[Tensor]) -> None:
+    def _remove(self, ref: weakref.ref[Handle]) -> None:
         self._refs.pop(ref, None)
 
-    def tensors(self) -> list[Tensor]:
+    def tensors(self) -> list[Handle]:
         """The live tensors now (strong references: they stay alive while the list does)."""
         found = [r() for r in list(self._refs)]
         return [t for t in found if t is not None]
@@ -180,11 +161,10 @@ class Registry:
 class _Engine:
     """The shared scalars of the engine state (see the module docstring)."""
 
-    __slots__ = ("backend", "default", "pending", "sites", "lock", "failures", "forked",
+    __slots__ = ("default", "pending", "sites", "lock", "failures", "forked",
                  "grads", "origins")
 
     def __init__(self) -> None:
-        self.backend: Backend | None = None
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
         self.pending = 0  # nodes recorded since the last full barrier (or the last live count)
         self.sites = False  # record the user's file:line on each node (debug info)
@@ -206,32 +186,6 @@ OVERRIDE: Final[contextvars.ContextVar[BarrierPolicy | None]] = contextvars.Cont
     "minilazy_policy", default=None)
 # The engine's own files: minilazy/*.py. Subpackages (the conformance suite) are user code.
 _ENGINE_PREFIX: Final = os.path.dirname(__file__) + os.sep
-
-
-def install(backend: Backend) -> None:
-    """Wire the engine: the tracer reaches the layers above through ``backend``.
-
-    Called once, by ``minilazy/__init__.py``: importing a module never changes another.
-
-    Example:
-        >>> ENGINE.backend is not None
-        True
-    """
-    ENGINE.backend = backend
-
-
-def backend() -> Backend:
-    """The installed backend (the barrier layer); importing ``minilazy`` installs it.
-
-    Example:
-        >>> import minilazy
-        >>> backend().default_device().platform in ("cpu", "gpu", "tpu")
-        True
-    """
-    b = ENGINE.backend
-    if b is None:
-        raise RuntimeError("no minilazy backend installed: import minilazy, not its modules")
-    return b
 
 
 def current_policy() -> BarrierPolicy:
@@ -291,7 +245,7 @@ def user_site() -> str | None:
     return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
 
 
-def live_pending_nodes(tensors: Sequence[Tensor], stop: int) -> int:
+def live_pending_nodes(tensors: Sequence[Handle], stop: int) -> int:
     """How many distinct pending nodes the live ``tensors`` reach (counting stops at ``stop``).
 
     What the auto-cut limit compares with: graphs no live tensor reaches are dead and never

@@ -1,9 +1,9 @@
 """The tracer: ``Tensor`` records ops into the IR instead of running them.
 
-Fifth layer. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
-it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates one node, and
-returns a new tensor; in-place ops rebind the handle (functional underneath). Observations such
-as ``float(t)`` reach the barrier layer through ``state.backend()``. Never imports jax.
+The top of the engine. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
+leaf once it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates
+one node, and returns a new tensor; in-place ops rebind the handle (functional underneath).
+Observations such as ``float(t)`` call the barrier, below, directly. Never imports jax.
 """
 
 from __future__ import annotations
@@ -14,17 +14,17 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
-from minilazy import dtypes
+from minilazy import barrier, dtypes
 from minilazy.attrs import NONE, Attrs, Cast, Index, Permute, Sharding, ToShape
 from minilazy.dtypes import DType, Number
 from minilazy.host import check_power, host_data
-from minilazy.indexing import Item, index_spec, masked_fill, scalar_bools
+from minilazy.indexing import Item, fill_mask, index_spec, scalar_bools
 from minilazy.infer import INFER, describe
 from minilazy.interop import ArrayAPIMethods
 from minilazy.ir import Device, DeviceError, Failure, Node, Op
 from minilazy.metrics import COUNTERS
 from minilazy.scalars import is_weak, scalar, weak_scalar
-from minilazy.state import ENGINE, LIVE, OVERRIDE, backend, user_site
+from minilazy.state import ENGINE, LIVE, OVERRIDE, user_site
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"
@@ -47,24 +47,7 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
     engine.pending += 1
     p = OVERRIDE.get() or engine.default
     if engine.pending >= p.max_pending_nodes or p.eager:
-        backend().after_record(t)
-    return t
-
-
-def handle(node: Node, device: Device) -> Tensor:
-    """A tensor for an existing node, not registered as live: a short-lived internal view.
-
-    Autodiff wraps the forward graph's nodes in these; one must never reach the user, whose
-    tensors ``mark_step`` finds through the live registry.
-
-    Example:
-        >>> import minilazy as ml
-        >>> x = ml.ones((2,))
-        >>> handle(x._node, x.device).shape
-        (2,)
-    """
-    t = Tensor.__new__(Tensor)
-    t._node, t._device = node, device
+        barrier.after_record(t)
     return t
 
 
@@ -239,43 +222,43 @@ class Tensor(ArrayAPIMethods):
     # -- observations: barriers ----------------------------------------------------------------
     def numpy(self) -> np.ndarray[Any, Any]:
         """Materialise and return a writable NumPy copy (an observation barrier)."""
-        return backend().to_host(self, "numpy")
+        return barrier.to_host(self, "numpy")
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
             raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
-        return np.asarray(backend().to_host(self, "__array__"), dtype=dtype)
+        return np.asarray(barrier.to_host(self, "__array__"), dtype=dtype)
 
     def item(self) -> Number:
         """The single element as a Python scalar (an observation barrier)."""
         _check_size_one(self, "item()")
-        value: Number = backend().to_host(self, "item").item()
+        value: Number = barrier.to_host(self, "item").item()
         return value
 
     def tolist(self) -> Any:
         """The values as nested Python lists (an observation barrier)."""
-        return backend().to_host(self, "tolist").tolist()
+        return barrier.to_host(self, "tolist").tolist()
 
     def __bool__(self) -> bool:
         _check_size_one(self, "bool()")
-        return bool(backend().to_host(self, "bool").item())
+        return bool(barrier.to_host(self, "bool").item())
 
     def __int__(self) -> int:
         _check_size_one(self, "int()")
-        return int(backend().to_host(self, "int").item())
+        return int(barrier.to_host(self, "int").item())
 
     def __float__(self) -> float:
         _check_size_one(self, "float()")
-        return float(backend().to_host(self, "float").item())
+        return float(barrier.to_host(self, "float").item())
 
     def __index__(self) -> int:
         if self.ndim or self.dtype not in dtypes.INTEGER:
             raise TypeError(f"only 0-d integer tensors can be used as an index, got "
                             f"{describe(self._node)}")
-        return int(backend().to_host(self, "index").item())
+        return int(barrier.to_host(self, "index").item())
 
     def __str__(self) -> str:
-        return str(backend().to_host(self, "str"))
+        return str(barrier.to_host(self, "str"))
 
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else format(self.item(), spec)
@@ -371,10 +354,17 @@ class Tensor(ArrayAPIMethods):
                 items.append(operator.index(k))
             else:  # lists and NumPy arrays of indices or masks: host data, checked, sent
                 items.append(np.asarray(k))
-        return index_spec(self.shape, items, lambda a: as_node(a, self._device), op)
+        return index_spec(self.shape, items, self._device, op)
+
+    def _with_bools(self, key: Any, op: str) -> tuple[Tensor, Any]:
+        """``x[True]``: NumPy's new axis of a 0-d boolean index, made an explicit reshape."""
+        shape, key = scalar_bools(self.shape, key, op)
+        if shape is None:
+            return self, key
+        return record(Op.RESHAPE, (self._node,), ToShape(shape), self._device), key
 
     def __getitem__(self, key: Any) -> Tensor:
-        x, key = scalar_bools(self, key, record)  # x[True]: NumPy's new axis, made explicit
+        x, key = self._with_bools(key, "getitem")
         spec, arrays = x._index(key)
         return record(Op.GETITEM, (x._node, *arrays), spec, self._device)
 
@@ -386,10 +376,19 @@ class Tensor(ArrayAPIMethods):
             v = as_node(value, self._device)
             if type(value) is Tensor:
                 _same_device(Op.SETITEM, self, value)
-        x, key = scalar_bools(self, key, record, "setitem")
-        if not masked_fill(x, key, v, record):  # x[mask] = v as where(mask, v, x) if it can
+        x, key = self._with_bools(key, "setitem")
+        dev = self._device
+        mask = fill_mask(x.shape, dev, key, v.shape)
+        if mask is not None:  # x[mask] = v as where(mask, v, x): its shape is static
+            m, to = mask
+            if m.shape != to:  # length-1 axes where x has more, so that where() broadcasts it
+                m = record(Op.RESHAPE, (m,), ToShape(to), dev)._node
+            if v.dtype != x.dtype:  # setitem casts the value to x's dtype, as NumPy does
+                v = record(Op.CONVERT, (v,), Cast(dtypes.CODE[x.dtype]), dev)._node
+            x._node = record(Op.WHERE, (m, v, x._node), NONE, dev)._node
+        else:
             spec, arrays = x._index(key, "setitem")
-            x._node = record(Op.SETITEM, (x._node, v, *arrays), spec, self._device)._node
+            x._node = record(Op.SETITEM, (x._node, v, *arrays), spec, dev)._node
         if x is not self:  # the axes x[True] added, taken out again
             self._node = record(Op.RESHAPE, (x._node,), ToShape(self.shape), self._device)._node
 

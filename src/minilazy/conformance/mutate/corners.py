@@ -226,7 +226,7 @@ def mask_assignment_falls_back() -> MinilazyAdapter:
 
     Its result has ``x``'s shape, so it could have been recorded as ``where(mask, v, x)``.
     """
-    _set(tracer, "masked_fill", lambda *args: False)
+    _set(tracer, "fill_mask", lambda *args: None)
     return cpu()
 
 

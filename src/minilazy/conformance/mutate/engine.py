@@ -174,7 +174,7 @@ def misses_newest() -> MinilazyAdapter:
     """``mark_step`` forgets the newest live tensor."""
     real = state.Registry.tensors
 
-    def tensors(self: state.Registry) -> list[Tensor]:
+    def tensors(self: state.Registry) -> list[state.Handle]:
         found = real(self)
         caller = sys._getframe(1).f_code.co_name
         return found[:-1] if caller == "mark_step" and found else found
@@ -396,17 +396,17 @@ def autocut_drops_pending() -> MinilazyAdapter:
 
     Which it marks materialised with zeros.
     """
-    real = barrier.Backend.after_record
+    real = barrier.after_record
 
-    def after_record(self: barrier.Backend, t: Tensor) -> None:
+    def after_record(t: Tensor) -> None:
         if state.current_policy().eager:
-            real(self, t)
+            real(t)
             return
         zeros = np.zeros(t.shape, t.dtype)
         t._node = data_leaf(ml.asarray(zeros, device=t.device)._node.payload, t.shape, t.dtype)
         barrier.mark_step("auto")
 
-    _set(barrier.Backend, "after_record", after_record)
+    _set(barrier, "after_record", after_record)
     return cpu()
 
 
@@ -419,13 +419,13 @@ def fallback_syncs_all() -> MinilazyAdapter:
 
 def fallback_counted_twice() -> MinilazyAdapter:
     """A host fallback of a pending input counts twice: its barrier counts as one too."""
-    real = barrier.BACKEND.materialise
+    real = barrier.materialise
 
     def materialise(tensors: Sequence[Tensor], cause: str) -> None:
         COUNTERS.fallbacks += 1
         real(tensors, cause)
 
-    _set(barrier.BACKEND, "materialise", materialise)
+    _set(barrier, "materialise", materialise)
     return cpu()
 
 
