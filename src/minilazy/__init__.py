@@ -25,9 +25,8 @@ from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
 from minilazy import runtime as _runtime
-from minilazy.autodiff import grad, value_and_grad
+from minilazy.autodiff import clear_cache, grad, value_and_grad
 from minilazy.barrier import eager, mark_step, policy, sync, wait
-from minilazy.cache import clear_cache
 from minilazy.composites import (
     can_cast,
     copysign,

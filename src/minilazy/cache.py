@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from typing import Final
 
 from minilazy import diskcache, lowering, runtime, runtime_disk
@@ -97,27 +96,3 @@ class CompileCache:
 
 
 CACHE: Final = CompileCache()
-
-
-# What else clear_cache() forgets, registered by the layers above (autodiff's tapes).
-FORGET: Final[list[Callable[[], None]]] = []
-
-def clear_cache() -> None:
-    """Forget every compiled program: the next barrier of each structure compiles again.
-
-    Taped backward passes are forgotten too (the next gradient runs the VJP rules). For
-    measurements and tests that must start cold (the conformance oracle does, before each
-    spec test); a program in use keeps running. The persistent cache keeps its entries: with
-    it on, such a compile may be a read from disk (counted in ``disk_hits`` too).
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.sync(ml.ones((3,)) * 2.0)
-        >>> ml.clear_cache(); ml.reset_metrics()
-        >>> ml.sync(ml.ones((3,)) * 2.0)
-        >>> ml.metrics().compiles
-        1
-    """
-    CACHE.clear()
-    for forget in FORGET:
-        forget()

@@ -35,8 +35,14 @@ def _reference_count(order: Sequence[Node]) -> int:
     return sum(map(sys.getrefcount, order))
 
 
+@functools.cache
 def _own_references() -> int:
-    """How many references per node counting itself adds (measured once: Pythons differ)."""
+    """How many references per node counting itself adds (measured on first use: Pythons differ).
+
+    Example:
+        >>> _own_references() >= 0
+        True
+    """
     roots = [Node(Op.NEG, (Node(Op.DATA, (), NONE, (), np.dtype("f4"), None),), NONE, (),
                   np.dtype("f4"))]
     c = cut(roots, Device("cpu", 0))
@@ -44,9 +50,6 @@ def _own_references() -> int:
     extra = _reference_count(c.order) - 2 * 2 - 2 - 1
     assert extra % 2 == 0, extra
     return extra // 2
-
-
-_OWN: Final = _own_references()
 
 
 def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Handle], total: int) -> set[Node]:
@@ -59,13 +62,13 @@ def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Handle], total: int) 
     bookkeeping held them. Fast path: the total is what the cut, the roots and the live tensors
     account for.
     """
-    position = c.positions
+    position, each = c.positions, 2 + _own_references()
     held = sum(1 for t in live if t._node in position)
-    expected = (len(c.order) * (2 + _OWN) + len(c.params) + len(c.scalars) + len(roots)
-                + c.edges + held)
+    expected = (len(c.order) * each + len(c.params) + len(c.scalars) + len(roots) + c.edges
+                + held)
     if total == expected:
         return set()
-    counts = list(map(sys.getrefcount, c.order))  # each + _OWN, as in _reference_count
+    counts = list(map(sys.getrefcount, c.order))  # each + its own, as in _reference_count
     holders = Counter([t._node for t in live if t._node in position])
     users = Counter([o for n in c.order for o in n.operands])
     params = set(c.params) | set(c.scalars)
@@ -73,7 +76,7 @@ def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Handle], total: int) 
     blocked: set[Node] = set()
     for i in range(len(c.order) - 1, -1, -1):  # users before their operands
         n = c.order[i]
-        own = 2 + _OWN + users[n] + (n in params) + (n in root_set) + holders[n]
+        own = each + users[n] + (n in params) + (n in root_set) + holders[n]
         if n in blocked or counts[i] > own:
             blocked.add(n)
             blocked.update(n.operands)
