@@ -27,7 +27,7 @@ LAYERS = [
     {"creation", "elementwise", "reductions", "shaping", "sharding", "searching",
      "composites", "manipulation", "convolution", "nn", "optim", "random", "sorting",
      "factorizations", "linalg", "fft"},
-    {"vjps"}, {"autodiff"}, {"pycode"}, {"printers"}, {"debug"}, {"reference"},
+    {"vjps"}, {"autodiff"}, {"pycode"}, {"printers"}, {"debug", "report"}, {"reference"},
     {"datasets", "corpus", "info"}, {"__init__", "demo", "models", "__main__", "launch"},
 ]
 RANK = {m: i for i, layer in enumerate(LAYERS) for m in layer}

@@ -15,16 +15,12 @@ Example:
     False
 """
 
-import os as _os
-
 from minilazy import debug as _debug
 from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
-from minilazy import metrics as _metrics
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
-from minilazy import runtime as _runtime
 from minilazy.autodiff import clear_cache, grad, value_and_grad
 from minilazy.barrier import eager, mark_step, policy, sync, wait
 from minilazy.composites import (
@@ -157,7 +153,7 @@ from minilazy.elementwise import (
 from minilazy.info import Info, __array_namespace_info__
 from minilazy.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
 from minilazy.manipulation import broadcast_arrays, meshgrid, moveaxis, repeat, roll, tile, unstack
-from minilazy.metrics import Metrics, metrics, metrics_report, reset_metrics
+from minilazy.metrics import Metrics, reset_metrics
 from minilazy.printers import Graph, graph
 from minilazy.reductions import (
     all,
@@ -175,6 +171,7 @@ from minilazy.reductions import (
     tensordot,
     var,
 )
+from minilazy.report import metrics, metrics_report
 from minilazy.runtime import default_device, devices
 from minilazy.searching import (
     UniqueAllResult,
@@ -211,15 +208,7 @@ __version__ = "0.1.0"
 __array_api_version__ = "2023.12"
 
 
-def _install() -> None:
-    # The one place where the layers are wired together: the debugger listens to barriers,
-    # the runtime's gauges join the metrics, and a fork() child learns that JAX cannot run there.
-    _debug.install()
-    _metrics.GAUGES.update(_runtime.GAUGES)
-    _os.register_at_fork(after_in_child=_runtime.forked)
-
-
-_install()
+_debug.install()  # the one hook: the debugger listens to every barrier (compile history)
 __all__ = [
     # the engine: barriers, policy, metrics, debugging, caches, devices, sharding
     "Tensor", "Op", "mark_step", "sync", "wait", "eager", "policy", "BarrierPolicy",

@@ -10,6 +10,7 @@ buffers that host transfers wait on.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,13 +35,13 @@ _JOINED: list[bool] = [False]  # has it joined a launch's other processes (join_
 
 
 def forked() -> None:
-    """What a ``fork()`` child runs (``os.register_at_fork``): JAX cannot be used there.
+    """What a ``fork()`` child runs once JAX has started: JAX cannot be used there.
 
     JAX's runtime is multithreaded and its threads do not survive ``fork``: a child that
-    compiles or transfers hangs. Its first barrier or transfer raises instead.
+    compiles or transfers hangs. Its first barrier or transfer raises instead. Registered
+    (``os.register_at_fork``) by the process's first use of JAX, not at import.
     """
-    if _USED[0]:
-        ENGINE.forked = True
+    ENGINE.forked = True
 
 
 def check_usable() -> None:
@@ -49,7 +50,9 @@ def check_usable() -> None:
     Example:
         >>> check_usable()
     """
-    _USED[0] = True
+    if not _USED[0]:  # the first use: from now on a fork() child cannot run JAX
+        _USED[0] = True
+        os.register_at_fork(after_in_child=forked)
     if ENGINE.forked:
         raise RuntimeError(
             "minilazy cannot run in a process forked after JAX started (os.fork, or "
@@ -250,11 +253,16 @@ def is_deleted(buffer: Any) -> bool:
     return bool(buffer.is_deleted())
 
 
-# Gauges read at snapshot time (``minilazy/__init__.py`` adds them to the metrics).
-GAUGES: Final[dict[str, Callable[[], int]]] = {
-    "live_buffers": lambda: len(_LIVE_ARRAYS()),
-    "live_bytes": lambda: sum(a.nbytes for a in _LIVE_ARRAYS()),
-}
+def live() -> tuple[int, int]:
+    """How many device buffers are alive in this process, and their bytes (``ml.metrics()``).
+
+    Example:
+        >>> buffers, nbytes = live()
+        >>> buffers >= 0 and nbytes >= 0
+        True
+    """
+    arrays = _LIVE_ARRAYS()
+    return len(arrays), sum(a.nbytes for a in arrays)
 
 
 # -- compiling: XLA's part, and what the runtime needs to know of a program ---------------
