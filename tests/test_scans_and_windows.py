@@ -1,4 +1,4 @@
-"""Ops added for real models and the Array API (issues 13 and 15): cumulative_sum, tril, triu,
+"""Scans, triangles, gathers along an axis and windows: cumulative_sum, tril, triu,
 take_along_axis, conv, and ml.nn's conv2d and pooling. Values and dtypes against NumPy (conv
 against lax, in float64), gradients against jax.grad, the reference interpreter alongside, and
 nothing compiled or executed before a barrier.
