@@ -1,5 +1,7 @@
-"""Collection: 8 CPU devices for the sharding tests, and the shipped modules whose doctests
-cannot run in every test process."""
+"""Collection: 8 CPU devices for the sharding tests, and modules whose doctests cannot run.
+
+The shipped modules whose doctests cannot run in every test process are left out.
+"""
 
 import importlib
 import os
