@@ -55,8 +55,6 @@ TAPE_LIMIT: Final = 64
 _LOCK: Final = threading.Lock()
 
 
-
-
 def clear_cache() -> None:
     """Forget every compiled program: the next barrier of each structure compiles again.
 
@@ -76,6 +74,7 @@ def clear_cache() -> None:
     CACHE.clear()
     TAPES.clear()  # so that the rules run again (the oracle's mutants patch them)
 
+
 def handle(node: Node, device: Device) -> Tensor:
     """A tensor for an existing node, not registered as live: a short-lived internal view.
 
@@ -91,6 +90,7 @@ def handle(node: Node, device: Device) -> Tensor:
     t = Tensor.__new__(Tensor)
     t._node, t._device = node, device
     return t
+
 
 def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> list[Tensor]:
     """The gradients of scalar ``out`` with respect to the nodes ``wrt``, recorded (lazy).

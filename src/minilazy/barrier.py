@@ -268,7 +268,7 @@ def _materialise(tensors: Sequence[Handle], cause: str, donate: bool) -> Excepti
 def mark_step(cause: str = "mark_step") -> None:
     """Barrier: materialise every live tensor with pending ops, in one execution per device.
 
-    Handles no longer referenced are never computed. Buffers that nothing reads any more are
+    Tensors no longer referenced are never computed. Buffers that nothing reads any more are
     donated to the outputs (``BarrierPolicy.donate``). A tensor that cannot be computed raises
     its error here, once, after everything else is materialised; from then on it holds that
     error and raises it when observed.

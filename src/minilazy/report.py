@@ -11,7 +11,7 @@ from dataclasses import fields
 from types import MappingProxyType
 
 from minilazy import runtime
-from minilazy.metrics import COUNTERS, Metrics, Timer, _Counters
+from minilazy.metrics import COUNTERS, Metrics, Timer
 
 
 def metrics() -> Metrics:
@@ -24,7 +24,7 @@ def metrics() -> Metrics:
     """
     c = COUNTERS
     buffers, nbytes = runtime.live()
-    scalars = {f.name: getattr(c, f.name) for f in fields(Metrics) if f.name in _Counters.__slots__
+    scalars = {f.name: getattr(c, f.name) for f in fields(Metrics) if hasattr(c, f.name)
                and not f.name.endswith(("causes", "_ops", "_sites"))}
     return Metrics(
         **scalars,
