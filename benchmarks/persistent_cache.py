@@ -33,7 +33,7 @@ GOAL = 10.0  # warm programs made this many times faster than cold ones, at leas
 
 CHILD = """
 import json, sys, time
-from minilazy import diskcache
+from minilazy.persist import diskcache
 from systems import MinilazySystem
 timed = {"load_s": 0.0, "save_s": 0.0}  # reading + deserializing; serializing + writing
 

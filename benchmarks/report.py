@@ -259,8 +259,8 @@ def markdown(report: dict[str, Any]) -> str:
         "`jax.jit` bakes Python scalars into the program as constants; PyTorch/XLA and "
         "`minilazy special_scalars` bake only 0 and 1. The MLP step includes moving the batch "
         "to the device. Every lazy system's timed samples compiled nothing unless noted. "
-        "The CNN and the Transformer (those of `minilazy.models`) start from the same weights "
-        "(`minilazy.models`' own init, made in NumPy) on the same random data in every system; "
+        "The CNN and the Transformer (those of `minilazy.demo.models`) start from the same "
+        "weights (their own init, made in NumPy) on the same random data in every system; "
         "NumPy and JAX op by op do not run them (—). Nodes per step: minilazy's "
         "`ml.graph(...).num_nodes` of the step's cut, the peers' IR nodes of the same outputs "
         "(`torch._lazy.debug.dump_ir`, `_get_xla_tensors_text`), device data included.",

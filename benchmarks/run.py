@@ -28,7 +28,7 @@ Workloads (see ``workloads.py``; the same source runs on every system):
   the batch transferred each step (minilazy: ``minilazy.demo.train_step``; torch: idiomatic
   ``F.cross_entropy`` + ``torch.optim.SGD``; JAX: ``jax.value_and_grad``; NumPy: by hand);
 - ``model/cnn``, ``model/transformer``: a training step of the main job's models
-  (``minilazy.models``, ``python -m minilazy --model cnn|transformer``): the CNN (conv 1-8,
+  (``minilazy.demo.models``, ``python -m minilazy --model cnn|transformer``): the CNN (conv 1-8,
   conv 8-16, linear 784-10, batch 64) with Adam, the character Transformer (2 layers, width 64,
   4 heads, context 32, batch 16) with AdamW, a cosine learning rate; minilazy as the models
   are written (``ml.nn``, ``ml.value_and_grad``, ``ml.optim.adam``), ``jax.jit`` the same model

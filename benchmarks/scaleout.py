@@ -22,7 +22,7 @@ import json, sys, time
 import numpy as np
 import minilazy as ml
 from minilazy import demo
-from minilazy.datasets import digits
+from minilazy.demo.datasets import digits
 
 devices, steps = int(sys.argv[1]), int(sys.argv[2])
 place = demo.placer(devices)

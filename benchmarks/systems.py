@@ -2,7 +2,7 @@
 
 A system says how to put a host array on its device, how to cut a barrier, how to wait for a
 value, how to count its compiles and how to take one training step of each model (the MLP, the
-CNN and the Transformer of ``minilazy.models``); :class:`System` turns that into the workloads'
+CNN and the Transformer of ``minilazy.demo.models``); :class:`System` turns that into the workloads'
 timed samplers, so every system runs the same loop around the same program (``workloads``).
 Each system's libraries are imported in its constructor: a worker process imports only its own
 (the peers live in their own virtual environments).
@@ -58,7 +58,7 @@ IR_NODE = re.compile(r"^\s*%\d+ = ", re.MULTILINE)  # a node of torch._lazy's or
 
 
 def weight_decay(model: str) -> float:
-    """The Transformer trains with AdamW (as ``minilazy.models.main_transformer``), the CNN
+    """The Transformer trains with AdamW (as ``minilazy.demo.models.main_transformer``), the CNN
     with plain Adam."""
     return TF_WEIGHT_DECAY if model == "transformer" else 0.0
 
@@ -376,17 +376,17 @@ class MinilazySystem(System):
         return step
 
     def cnn_step(self) -> Step:
-        from minilazy import models
+        from minilazy.demo import models
 
         return self.adam_step("cnn", models.cnn_loss)
 
     def transformer_step(self) -> Step:
-        from minilazy import models
+        from minilazy.demo import models
 
         return self.adam_step("transformer", models.transformer_loss)
 
     def adam_step(self, model: str, loss_fn: Callable[..., Array]) -> Step:
-        """As ``minilazy.models.fit``: ``ml.value_and_grad``, then ``ml.optim.adam`` with this
+        """As ``minilazy.demo.models.fit``: ``ml.value_and_grad``, then ``ml.optim.adam`` with this
         step's learning rate, one barrier per step (the old buffers are donated)."""
         ml = self.ml
         wd = weight_decay(model)
@@ -498,7 +498,7 @@ class JaxSystem(System):
         return -jax.numpy.mean(picked)
 
     def cnn_loss(self, p: dict[str, Array], x: Array, y: Array) -> Array:
-        """``minilazy.models.cnn_loss`` in JAX: (conv 3x3, relu, 2x2 max pool) twice, linear."""
+        """``minilazy.demo.models.cnn_loss`` in JAX: (conv 3x3, relu, 2x2 pool) twice, linear."""
         jax = self.jax
         h = x.reshape(-1, 1, 28, 28)
         for w, b in (("c1", "b1"), ("c2", "b2")):
@@ -510,7 +510,7 @@ class JaxSystem(System):
         return self.cross_entropy(jax, h.reshape(h.shape[0], -1) @ p["w"] + p["b"], y)
 
     def transformer_loss(self, p: dict[str, Array], ids: Array, targets: Array) -> Array:
-        """``minilazy.models.transformer_loss`` in JAX: pre-norm blocks, causal attention."""
+        """``minilazy.demo.models.transformer_loss`` in JAX: pre-norm blocks, causal attention."""
         jax, jnp = self.jax, self.ns
 
         def layer_norm(x: Array, w: Array, b: Array) -> Array:

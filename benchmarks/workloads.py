@@ -145,17 +145,17 @@ class NumpyMLP:
         return loss
 
 
-# -- the main job's models: a CNN and a character Transformer (minilazy.models) ---------------
-# The sizes, initial scales and draw order of minilazy.models.cnn_params / transformer_params,
+# -- the main job's models: a CNN and a character Transformer (minilazy.demo.models) ---------------
+# The sizes, initial scales and draw order of minilazy.demo.models.cnn_params / transformer_params,
 # so that (with seed 0) these are the very numbers minilazy's own init makes; the data are
 # random from fixed seeds (the peers' workers cannot import minilazy's datasets or corpus).
 CNN_BATCH = 64
 CNN_CHANNELS = (1, 8, 16)  # two 3x3 convolutions, padding 1, each followed by relu and 2x2 pool
 CNN_CLASSES = 10
 TF_LAYERS, TF_WIDTH, TF_HEADS, TF_CONTEXT = 2, 64, 4, 32
-TF_VOCAB = 29  # len(minilazy.corpus.characters()[0]), checked by tests/test_benchmarks.py
+TF_VOCAB = 29  # len(minilazy.demo.corpus.characters()[0]), checked by tests/test_benchmarks.py
 TF_BATCH = 16
-TF_WEIGHT_DECAY = 0.01  # AdamW, as minilazy.models.main_transformer trains it
+TF_WEIGHT_DECAY = 0.01  # AdamW, as minilazy.demo.models.main_transformer trains it
 MODEL_LR = 3e-3  # the peak of the cosine schedule, as models.fit uses it
 ADAM_BETAS, ADAM_EPS = (0.9, 0.999), 1e-8  # ml.optim.adam's and torch.optim.Adam's defaults
 MODELS = ("mlp", "cnn", "transformer")
@@ -167,7 +167,7 @@ def _normal(rng: np.random.Generator, shape: tuple[int, ...], scale: float) -> H
 
 def cnn_init(seed: int = 0) -> dict[str, HostArray]:
     """The CNN's weights (conv ``c1``, ``c2`` as (O, C, 3, 3); ``w`` (784, 10)): as
-    ``minilazy.models.cnn_params(seed)``."""
+    ``minilazy.demo.models.cnn_params(seed)``."""
     rng = np.random.default_rng(seed)
     return {"c1": _normal(rng, (8, 1, 3, 3), math.sqrt(2 / 9)), "b1": np.zeros(8, np.float32),
             "c2": _normal(rng, (16, 8, 3, 3), math.sqrt(2 / 72)),
@@ -184,7 +184,7 @@ def cnn_batches(count: int = 8, seed: int = 2) -> list[tuple[HostArray, HostArra
 
 
 def transformer_init(seed: int = 0) -> dict[str, HostArray]:
-    """The Transformer's weights, (in, out) layouts: as ``minilazy.models.transformer_params``
+    """The Transformer's weights, (in, out) layouts: as ``minilazy.demo.models.transformer_params``
     with the default ``Config`` (2 layers, width 64, 4 heads, context 32, 29 characters)."""
     rng = np.random.default_rng(seed)
     d = TF_WIDTH

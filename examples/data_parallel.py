@@ -19,7 +19,7 @@ import numpy as np
 
 import minilazy as ml
 from minilazy import demo
-from minilazy.datasets import digits
+from minilazy.demo.datasets import digits
 
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 BATCH = 64

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import autodiff
-from minilazy.ir import Op
-from minilazy.vjps import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
+from minilazy.autodiff import tape as autodiff
+from minilazy.autodiff.vjps import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
+from minilazy.core.ir import Op
 
 # Inputs where each function is smooth, away from kinks and domain edges (float64).
 SMOOTH = {

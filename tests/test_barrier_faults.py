@@ -29,7 +29,9 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import barrier, cache, diskcache, donation, lowering, runtime
+from minilazy.core import barrier, donation, lowering, runtime
+from minilazy.core.compile import CACHE
+from minilazy.persist import diskcache
 
 
 class Timeout(Exception):
@@ -41,7 +43,7 @@ class Timeout(Exception):
 # after it ran, before its results are rebound.
 STAGES: dict[str, tuple[Any, str]] = {
     "cut": (barrier, "cut"),
-    "lookup": (cache.CACHE, "lookup"),
+    "lookup": (CACHE, "lookup"),
     "donation mask": (donation, "mask"),
     "lower": (lowering, "lower"),
     "compile": (runtime, "compile_lowered"),
@@ -118,7 +120,7 @@ def fresh_caches(tmp_path: Path) -> Iterator[None]:
     signal handlers and the timer as they were afterwards."""
     before = ml.cache_dir()
     ml.set_cache_dir(tmp_path / "cache")
-    cache.CACHE.clear()
+    CACHE.clear()
     handlers = {s: signal.getsignal(s) for s in (SIG, signal.SIGALRM, signal.SIGINT)}
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
     try:

@@ -56,12 +56,12 @@ def test_quick_run_writes_every_workload(tmp_path: Path) -> None:
 
 
 def test_models_start_from_minilazys_own_weights() -> None:
-    """The NumPy init the peers' workers use is minilazy.models' own, number for number."""
+    """The NumPy init the peers' workers use is minilazy.demo.models' own, number for number."""
     import numpy as np
 
     import minilazy as ml
-    from minilazy import models
-    from minilazy.corpus import characters
+    from minilazy.demo import models
+    from minilazy.demo.corpus import characters
 
     sys.path.insert(0, str(RUN.parent))
     try:

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import dtypes
+from minilazy.core import dtypes
 
 xp = pytest.importorskip("array_api_strict")
 

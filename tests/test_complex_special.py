@@ -30,9 +30,9 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import reference
-from minilazy.ir import Op
-from minilazy.lowering_complex import special_values
+from minilazy.core.ir import Op
+from minilazy.core.lowering_complex import special_values
+from minilazy.inspect import reference
 
 PI = math.pi
 Row = tuple[str, str, str, str]

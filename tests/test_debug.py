@@ -11,8 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import cache
-from minilazy.attrs import (
+from minilazy.core.attrs import (
     At,
     Axes,
     Axis,
@@ -32,10 +31,11 @@ from minilazy.attrs import (
     Sort,
     ToShape,
 )
-from minilazy.debug import DEBUGGER
-from minilazy.ir import FAMILY, Op
-from minilazy.printers import attrs_text
-from minilazy.pycode import PYTHON
+from minilazy.core.compile import CACHE
+from minilazy.core.ir import FAMILY, Op
+from minilazy.inspect.debug import DEBUGGER
+from minilazy.inspect.printers import attrs_text
+from minilazy.inspect.pycode import PYTHON
 
 
 def _sample():
@@ -152,7 +152,7 @@ def _causes():
 ])
 def test_recompiling_loops_are_diagnosed_with_the_right_cause(name, step, kind):
     x = ml.asarray(np.arange(4.0))
-    cache.CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
+    CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
     DEBUGGER.seen.clear()
     for i in range(2):
         ml.sync(step(i, x))
@@ -166,7 +166,7 @@ def test_a_new_batch_shape_is_named_even_when_the_roots_reorder(k, n, m):
     # k updated weights and a loss: a barrier orders its roots by digest, and a new batch
     # shape changes every digest, so positions no longer line up: the inputs still do.
     assume(n != m)
-    cache.CACHE.clear()
+    CACHE.clear()
     DEBUGGER.seen.clear()
     ws = [ml.asarray(np.full((3, 3), i + 1.0)) for i in range(k)]
     for rows in (n, m):

@@ -27,9 +27,10 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import diskcache, runtime_disk
-from minilazy.cut import cut
-from minilazy.diskformat import MAGIC
+from minilazy.core.cut import cut
+from minilazy.persist import diskcache
+from minilazy.persist import executables as runtime_disk
+from minilazy.persist.diskformat import MAGIC
 
 # A fresh process: a few programs (float64, integers, slices, a donating MLP step), its values
 # against NumPy, its counters, and the disk keys of a cut with slices.
@@ -37,9 +38,9 @@ CHILD = r"""
 import json, sys
 import numpy as np
 import minilazy as ml
-from minilazy import diskcache, runtime_disk
-from minilazy.cut import cut
-from minilazy.datasets import digits
+from minilazy.persist import diskcache, executables as runtime_disk
+from minilazy.core.cut import cut
+from minilazy.demo.datasets import digits
 from minilazy.demo import init_params, train_step
 
 rng = np.random.default_rng(0)

@@ -134,7 +134,7 @@ CHECKS = {"random": _random_ok}  # values no NumPy function makes
 
 def child(out: str) -> None:
     """Run every family with a cold in-memory cache; save the values, print the counters."""
-    from minilazy import diskcache
+    from minilazy.persist import diskcache
 
     found: dict[str, object] = {"source": diskcache._fingerprint()}
     values: dict[str, np.ndarray] = {}
@@ -152,7 +152,7 @@ def child(out: str) -> None:
 CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from minilazy import runtime
+from minilazy.core import runtime
 runtime.use_cpu_devices(2)  # for the sharded family
 import test_diskcache_families
 test_diskcache_families.child(sys.argv[2])

@@ -106,8 +106,8 @@ def test_unknown_platform_is_a_clear_error():
 def test_a_tensor_that_fails_at_the_barrier_does_not_take_the_others_down(monkeypatch):
     """An engine bug injected into the lowering fails its tensor only: the barrier's others
     materialise, and the failed tensor holds its error."""
-    from minilazy import lowering
-    from minilazy.ir import Op
+    from minilazy.core import lowering
+    from minilazy.core.ir import Op
 
     def broken(xs, node):
         raise RuntimeError("lowering bug")

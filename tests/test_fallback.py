@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import runtime
 from minilazy.conformance.strategies import DTYPES, elements, shapes
 from minilazy.conformance.suite.test_fallback import mask_key
+from minilazy.core import runtime
 
 X = np.arange(12, dtype=np.float32).reshape(3, 4) - 5
 HERE = __file__

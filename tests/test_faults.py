@@ -25,8 +25,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy import barrier, cache, lowering, runtime, tracer
-from minilazy.ir import Op
+from minilazy.core import barrier, lowering, runtime
+from minilazy.core import tensor as tracer
+from minilazy.core.compile import CACHE
+from minilazy.core.ir import Op
 
 
 class Injected(RuntimeError):
@@ -37,7 +39,7 @@ class Injected(RuntimeError):
 # pipeline order; "donated" fails a donating program after it ran (its inputs consumed).
 STAGES: dict[str, tuple[Any, str]] = {
     "cut": (barrier, "cut"),
-    "lookup": (cache.CACHE, "lookup"),
+    "lookup": (CACHE, "lookup"),
     "lower": (lowering, "lower"),
     "compile": (runtime, "compile_lowered"),
     "execute": (runtime, "execute"),
@@ -160,7 +162,7 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
     """One failure injected into one stage of minilazy's barrier pipeline (cut, cache lookup,
     lower, compile, execute, a donating execute, transfer, rebind) loses no other tensor's
     value: a split group reruns its parts, and only a lone barrier's tensor holds the error."""
-    cache.CACHE.clear()  # so that the lower and compile stages are reached
+    CACHE.clear()  # so that the lower and compile stages are reached
     tensors, values = build(zlib.crc32(f"{stage} {kind}".encode()), 6)
     warm = stage == "donated"
     if warm:  # a donating program fails only once it has run (its first run gets copies)
@@ -238,7 +240,7 @@ def test_random_programs_survive_a_fault_at_a_random_point(seed: int, n_ops: int
     """Random programs, a fault at a random stage and call of minilazy's pipeline: every
     tensor keeps its NumPy value, except a lone barrier's, which holds the error."""
     ml.mark_step()
-    cache.CACHE.clear()
+    CACHE.clear()
     tensors, values = build(seed, n_ops)
     # A barrier of one tensor cannot split its group: that tensor holds the error.
     pending = [i for i, t in enumerate(tensors) if t.is_pending]
@@ -283,7 +285,7 @@ INTERRUPTED_RUN = """
 import os, signal
 import numpy as np
 import minilazy as ml
-from minilazy import runtime
+from minilazy.core import runtime
 
 signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal: a runner's worker
 w = ml.asarray(np.ones((8, 8), np.float32))              # (and so its children) may ignore it

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import reference
-from minilazy.fft_rules import Kind
-from minilazy.ir import Op
+from minilazy.core.fft_rules import Kind
+from minilazy.core.ir import Op
+from minilazy.inspect import reference
 
 xp = pytest.importorskip("array_api_strict")
 

@@ -180,7 +180,7 @@ def test_a_setitem_on_the_argument() -> None:
 
 def test_nothing_is_kept_once_grad_returns() -> None:
     """The notes a barrier keeps for a gradient go with the gradient call."""
-    from minilazy.state import ENGINE
+    from minilazy.core.state import ENGINE
 
     ml.grad(lambda z: ml.sum(ml.exp(z)) if ml.mark_step() is None else None)(ml.ones((2,)))
     assert ENGINE.origins is None and ENGINE.grads == 0

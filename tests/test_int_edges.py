@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import reference
+from minilazy.inspect import reference
 
 xp = pytest.importorskip("array_api_strict")
 

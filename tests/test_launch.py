@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from minilazy import launch as ml_launch
-from minilazy.cluster import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID, Cluster, env
-from minilazy.launch import launch
+from minilazy.core.cluster import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID, Cluster, env
+from minilazy.scaleout import launch as ml_launch
+from minilazy.scaleout.launch import launch
 
 
 def _script(tmp_path, body: str, name: str = "script.py") -> str:
@@ -34,7 +34,7 @@ def _run(argv, n, **kw):
 def test_children_learn_their_ids_and_share_one_coordinator(tmp_path):
     s = _script(tmp_path, """
         import os, sys
-        from minilazy.cluster import env
+        from minilazy.core.cluster import env
         c = env()
         print("id", c.process_id, "of", c.num_processes, "at", c.coordinator, "args", sys.argv[1:])
         print("cpu devices:", os.environ.get("JAX_NUM_CPU_DEVICES"),
@@ -131,7 +131,7 @@ def test_the_launcher_never_imports_jax():
     # import the package, and jax): the launcher and the one module it reads, nothing else.
     code = ("import sys, types, importlib.util as u\n"
             "sys.modules['minilazy'] = types.ModuleType('minilazy')\n"
-            "for name, path in (('minilazy.cluster', sys.argv[1]), ('launch', sys.argv[2])):\n"
+            "for name, path in (('minilazy.core.cluster', sys.argv[1]), ('launch', sys.argv[2])):\n"
             "    spec = u.spec_from_file_location(name, path)\n"
             "    sys.modules[name] = module = u.module_from_spec(spec)\n"
             "    spec.loader.exec_module(module)\n"

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import cache
+from minilazy.core.compile import CACHE
 
 
 def _chain(x: ml.Tensor, n: int) -> tuple[ml.Tensor, np.ndarray]:
@@ -149,7 +149,7 @@ def test_memory_stays_bounded_through_hundreds_of_distinct_shapes(monkeypatch) -
     # A new shape is a new program (300 compiles, ~7 s). The LRU frees the programs it evicts,
     # but JAX's own caches kept traces of every shape (~200 Python objects each, for ever; 39,000
     # more here): counted as live objects, which (unlike RSS) do not depend on the allocator.
-    monkeypatch.setattr(cache.CACHE, "capacity", 8)  # full, and evicting, from the 9th shape
+    monkeypatch.setattr(CACHE, "capacity", 8)  # full, and evicting, from the 9th shape
 
     def run(shapes: range) -> int:
         for n in shapes:

@@ -22,9 +22,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy import reference
-from minilazy.ir import Op, ShapeError
-from minilazy.vjps import VJP
+from minilazy.autodiff.vjps import VJP
+from minilazy.core.ir import Op, ShapeError
+from minilazy.inspect import reference
 
 xp = pytest.importorskip("array_api_strict")
 

@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import cache
-from minilazy.cache import CompileCache
+from minilazy.core.compile import CACHE, CompileCache
 
 
 def test_64_bit_stays_64_bit_without_touching_jax_config():
@@ -65,9 +64,9 @@ def test_compile_cache_is_a_bounded_lru():
 
 
 def test_clearing_the_cache_recompiles():
-    cache.CACHE.clear()  # other tests may have compiled this graph already
+    CACHE.clear()  # other tests may have compiled this graph already
     ml.sync(ml.ones((3,)) * 2.0)
-    cache.CACHE.clear()
+    CACHE.clear()
     ml.sync(ml.ones((3,)) * 2.0)
     assert ml.metrics().compiles == 2 and ml.metrics().cache_hits == 0
 
@@ -90,7 +89,7 @@ def test_a_key_collision_never_serves_another_structures_program():
     # Two different structures forced onto one key: the second must compile, not hit.
     from dataclasses import replace
 
-    from minilazy.cut import cut
+    from minilazy.core.cut import cut
 
     lru = CompileCache()
     x = ml.asarray(np.arange(3.0))
@@ -111,7 +110,7 @@ def test_an_exception_inside_jaxs_x64_switch_leaves_64_bit_mode_as_it_was(where)
     or exit (a timer's, in a barrier): 64-bit mode must not stay on in the user's thread."""
     import sys
 
-    from minilazy.lowering_x64 import x64
+    from minilazy.core.lowering_x64 import x64
 
     def tracer(frame, event, arg):
         if frame.f_code.co_name != where or "config" not in frame.f_code.co_filename:

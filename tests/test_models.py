@@ -1,4 +1,4 @@
-"""The main job's CNN and Transformer (``minilazy.models``) train lazily: the loss falls, the
+"""The main job's CNN and Transformer (``minilazy.demo.models``) train lazily: the loss falls, the
 first step compiles once, later steps never, and ``python -m minilazy --model`` runs them."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import sys
 import numpy as np
 
 import minilazy as ml
-from minilazy import models
-from minilazy.corpus import characters
-from minilazy.datasets import digits
+from minilazy.demo import models
+from minilazy.demo.corpus import characters
+from minilazy.demo.datasets import digits
 
 
 def _check(run: models.Run) -> None:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy import reference
+from minilazy.inspect import reference
 
 M = np.uint32
 

@@ -10,10 +10,10 @@ from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
 from helpers import assert_matches
-from minilazy import reference
 from minilazy.conformance.registry import ops
-from minilazy.ir import Op
-from minilazy.lowering import LOWER
+from minilazy.core.ir import Op
+from minilazy.core.lowering import LOWER
+from minilazy.inspect import reference
 from strategies import DTYPES, SHAPES, arrays, loop_exists, numpy_fn
 
 ELEMENTWISE = [s for s in ops().values() if s.kind == "elementwise"]
@@ -28,8 +28,8 @@ def test_reference_covers_every_op():
 @settings(max_examples=25)
 @given(data=st.data())
 def test_reference_elementwise_matches_numpy(spec, data):
-    """``minilazy.reference`` interprets every elementwise node as NumPy computes it, on mixed
-    dtypes and broadcast shapes: exactly, whatever the op's tolerance class (it is NumPy)."""
+    """``minilazy.inspect.reference`` interprets every elementwise node as NumPy computes it,
+    on mixed dtypes and broadcast shapes: exactly, whatever the op's tolerance class (NumPy)."""
     dts = data.draw(st.tuples(*[st.sampled_from(DTYPES)] * spec.arity)
                     .filter(lambda d: loop_exists(spec, *d)))
     shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=spec.arity, max_side=3))

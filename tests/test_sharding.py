@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import minilazy as ml
 from minilazy import demo
-from minilazy.datasets import digits
+from minilazy.demo.datasets import digits
 
 DEVICES = ml.devices("cpu")
 pytestmark = pytest.mark.skipif(len(DEVICES) < 8, reason="needs 8 CPU devices (conftest.py)")
@@ -196,8 +196,8 @@ def test_one_program_on_two_meshes_fails_alone(mesh):
 
 
 def test_the_printed_program_replays_with_the_same_key(mesh):
-    from minilazy.cut import cut
-    from minilazy.pycode import source
+    from minilazy.core.cut import cut
+    from minilazy.inspect.pycode import source
 
     x = ml.asarray(np.ones((8, 2)), sharding=(mesh, ("data", None)))
     y = ml.mark_sharding(ml.exp(x) + 1.0, mesh, (None, None))

@@ -8,8 +8,8 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy.datasets import digits
 from minilazy.demo import init_params, loss_fn, train_step
+from minilazy.demo.datasets import digits
 
 BATCH = 32
 

@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.attrs import Fft, Linalg, Reduce, Sort
-from minilazy.cut import linearize
-from minilazy.fft_rules import Kind, Norm
-from minilazy.ir import Op
-from minilazy.linalg_rules import Fn
-from minilazy.vjps import NOT_DIFFERENTIABLE
+from minilazy.autodiff.vjps import NOT_DIFFERENTIABLE
+from minilazy.core.attrs import Fft, Linalg, Reduce, Sort
+from minilazy.core.cut import linearize
+from minilazy.core.fft_rules import Kind, Norm
+from minilazy.core.ir import Op
+from minilazy.core.namespaced import Fn
 
 inf, nan = math.inf, math.nan
 

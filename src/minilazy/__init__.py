@@ -15,15 +15,12 @@ Example:
     False
 """
 
-from minilazy import debug as _debug
 from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
-from minilazy.autodiff import clear_cache, grad, value_and_grad
-from minilazy.barrier import eager, mark_step, policy, sync, wait
-from minilazy.composites import (
+from minilazy.api.composites import (
     can_cast,
     copysign,
     count_nonzero,
@@ -39,8 +36,8 @@ from minilazy.composites import (
     pi,
     vecdot,
 )
-from minilazy.convolution import conv
-from minilazy.creation import (
+from minilazy.api.convolution import conv
+from minilazy.api.creation import (
     arange,
     asarray,
     empty,
@@ -54,37 +51,7 @@ from minilazy.creation import (
     zeros,
     zeros_like,
 )
-from minilazy.debug import (
-    CompileRecord,
-    RecompileWarning,
-    compile_history,
-    current_debug_level,
-    debug,
-)
-from minilazy.device import Mesh
-from minilazy.diskcache import CacheWarning, cache_dir, set_cache_dir
-from minilazy.dtypes import (
-    bool_ as bool,
-)
-from minilazy.dtypes import (
-    complex64,
-    complex128,
-    finfo,
-    float16,
-    float32,
-    float64,
-    iinfo,
-    int8,
-    int16,
-    int32,
-    int64,
-    result_type,
-    uint8,
-    uint16,
-    uint32,
-    uint64,
-)
-from minilazy.elementwise import (
+from minilazy.api.elementwise import (
     abs,
     acos,
     acosh,
@@ -150,12 +117,17 @@ from minilazy.elementwise import (
     trunc,
     where,
 )
-from minilazy.info import Info, __array_namespace_info__
-from minilazy.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
-from minilazy.manipulation import broadcast_arrays, meshgrid, moveaxis, repeat, roll, tile, unstack
-from minilazy.metrics import Metrics, reset_metrics
-from minilazy.printers import Graph, graph
-from minilazy.reductions import (
+from minilazy.api.info import Info, __array_namespace_info__
+from minilazy.api.manipulation import (
+    broadcast_arrays,
+    meshgrid,
+    moveaxis,
+    repeat,
+    roll,
+    tile,
+    unstack,
+)
+from minilazy.api.reductions import (
     all,
     any,
     argmax,
@@ -171,9 +143,7 @@ from minilazy.reductions import (
     tensordot,
     var,
 )
-from minilazy.report import metrics, metrics_report
-from minilazy.runtime import default_device, devices
-from minilazy.searching import (
+from minilazy.api.searching import (
     UniqueAllResult,
     UniqueCountsResult,
     UniqueInverseResult,
@@ -184,7 +154,7 @@ from minilazy.searching import (
     unique_inverse,
     unique_values,
 )
-from minilazy.shaping import (
+from minilazy.api.shaping import (
     broadcast_to,
     concat,
     expand_dims,
@@ -199,16 +169,55 @@ from minilazy.shaping import (
     tril,
     triu,
 )
-from minilazy.sharding import mark_sharding
-from minilazy.sorting import argsort, sort
-from minilazy.state import BarrierPolicy, current_policy, set_policy
-from minilazy.tracer import Tensor
+from minilazy.api.sorting import argsort, sort
+from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
+from minilazy.core.barrier import eager, mark_step, policy, sync, wait
+from minilazy.core.device import Mesh
+from minilazy.core.dtypes import bool_ as bool
+from minilazy.core.dtypes import (
+    complex64,
+    complex128,
+    finfo,
+    float16,
+    float32,
+    float64,
+    iinfo,
+    int8,
+    int16,
+    int32,
+    int64,
+    result_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
+from minilazy.core.metrics import Metrics, reset_metrics
+from minilazy.core.runtime import default_device, devices
+from minilazy.core.state import BarrierPolicy, current_policy, set_policy
+from minilazy.core.tensor import Tensor
+from minilazy.inspect import debug as _debug
+from minilazy.inspect.debug import (
+    CompileRecord,
+    RecompileWarning,
+    compile_history,
+    current_debug_level,
+    debug,
+)
+from minilazy.inspect.printers import Graph, graph
+from minilazy.inspect.report import metrics, metrics_report
+from minilazy.persist import executables as _executables
+from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
+from minilazy.scaleout.sharding import mark_sharding
 
 __version__ = "0.1.0"
 __array_api_version__ = "2023.12"
 
 
-_debug.install()  # the one hook: the debugger listens to every barrier (compile history)
+# The assembly, explicit: core knows neither the disk nor the debugger; the face plugs them in.
+_executables.install()  # the compile cache asks the persistent cache on a miss
+_debug.install()  # the debugger listens to every barrier (compile history)
 __all__ = [
     # the engine: barriers, policy, metrics, debugging, caches, devices, sharding
     "Tensor", "Op", "mark_step", "sync", "wait", "eager", "policy", "BarrierPolicy",

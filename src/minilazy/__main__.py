@@ -8,8 +8,8 @@ Transformer on a bundled text, each with its learning curve, compiles, cache hit
 
 import argparse
 
-from minilazy import models, runtime
-from minilazy.demo import main
+from minilazy.core import runtime
+from minilazy.demo import main, models
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(prog="python -m minilazy", description=__doc__,

@@ -1,6 +1,6 @@
 """Optimizers, optax-shaped: ``opt = ml.optim.adam(1e-3)``, ``opt.init``, ``opt.update``.
 
-Part of the tracer layer's public namespace, built only from recorded ops: an update is recorded
+Built only from recorded ops: an update is recorded
 like the forward and backward passes, so all three cut into one graph at the next barrier.
 Parameters, gradients and optimizer state are pytrees (dicts, lists, tuples) of tensors, and
 ``update`` returns new trees (rebind them: the old buffers are then donated at the barrier).
@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from minilazy import dtypes
-from minilazy.creation import full, zeros, zeros_like
-from minilazy.elementwise import astype, sqrt
-from minilazy.tracer import Tensor
+from minilazy.api.creation import full, zeros, zeros_like
+from minilazy.api.elementwise import astype, sqrt
+from minilazy.core import dtypes
+from minilazy.core.tensor import Tensor
 
 Tree: TypeAlias = Tensor | dict[str, "Tree"] | list["Tree"] | tuple["Tree", ...]
 State: TypeAlias = dict[str, Tree]

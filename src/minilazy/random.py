@@ -1,6 +1,6 @@
 """Random numbers: a key-based counter RNG (Threefry-2x32) built from recorded uint32 ops.
 
-Part of the tracer layer; exported as ``ml.random``. A *key* is an ordinary tensor, uint32 of
+Exported as ``ml.random``. A *key* is an ordinary tensor, uint32 of
 shape ``(2,)``: device data, so a new seed or a new step's key is new data for the same program and
 never recompiles. There is no hidden state: the same key always gives the same numbers (lazily,
 eagerly in ``ml.eager()``, and in the reference interpreter), and ``split`` or ``fold_in`` make
@@ -28,15 +28,15 @@ from typing import Final
 
 import numpy as np
 
-from minilazy import dtypes
-from minilazy.attrs import NONE, Cast, Iota
-from minilazy.creation import asarray, full
-from minilazy.dtypes import DType, DTypeLike
-from minilazy.elementwise import cos, log1p, maximum, sqrt
-from minilazy.infer import integers
-from minilazy.ir import Device, Node, Op, scalar_leaf
-from minilazy.shaping import reshape, stack
-from minilazy.tracer import Tensor, record
+from minilazy.api.creation import asarray, full
+from minilazy.api.elementwise import cos, log1p, maximum, sqrt
+from minilazy.api.shaping import reshape, stack
+from minilazy.core import dtypes
+from minilazy.core.attrs import NONE, Cast, Iota
+from minilazy.core.dtypes import DType, DTypeLike
+from minilazy.core.infer import integers
+from minilazy.core.ir import Device, Node, Op, scalar_leaf
+from minilazy.core.tensor import Tensor, record
 
 __all__ = ["bernoulli", "bits", "fold_in", "key", "normal", "split", "uniform"]
 

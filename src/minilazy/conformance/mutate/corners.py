@@ -24,26 +24,18 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy import (
-    autodiff,
-    barrier,
-    dtypes,
-    indexing,
-    infer,
-    lowering,
-    scalars,
-    searching,
-    state,
-    tracer,
-)
-from minilazy import cut as cutting
-from minilazy.attrs import Gap, Take
+from minilazy.api import searching
+from minilazy.autodiff import tape as autodiff
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
-from minilazy.dtypes import DType
-from minilazy.ir import COMPARISONS, Node, Op
-from minilazy.tracer import Tensor
+from minilazy.core import barrier, dtypes, indexing, infer, lowering, scalars, state
+from minilazy.core import cut as cutting
+from minilazy.core import tensor as tracer
+from minilazy.core.attrs import Gap, Take
+from minilazy.core.dtypes import DType
+from minilazy.core.ir import COMPARISONS, Node, Op
+from minilazy.core.tensor import Tensor
 
 _BINARY = {"__iadd__": "__add__", "__isub__": "__sub__", "__imul__": "__mul__",
            "__itruediv__": "__truediv__", "__ifloordiv__": "__floordiv__",

@@ -20,29 +20,18 @@ import numpy as np
 from jax import lax
 
 import minilazy as ml
-from minilazy import (
-    barrier,
-    convolution,
-    donation,
-    fallback,
-    fft,
-    fft_rules,
-    infer,
-    lowering,
-    printers,
-    reductions,
-    scalars,
-    shaping,
-    state,
-    tracer,
-    vjps,
-)
-from minilazy import cut as cutting
+from minilazy import fft
+from minilazy.api import convolution, reductions, shaping
+from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.dtypes import CODE, DType
-from minilazy.ir import OP_CODE, Node, Op, data_leaf
-from minilazy.metrics import COUNTERS
-from minilazy.tracer import Tensor
+from minilazy.core import barrier, donation, fallback, fft_rules, infer, lowering, scalars, state
+from minilazy.core import cut as cutting
+from minilazy.core import tensor as tracer
+from minilazy.core.dtypes import CODE, DType
+from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
+from minilazy.core.metrics import COUNTERS
+from minilazy.core.tensor import Tensor
+from minilazy.inspect import printers
 
 
 def _set(owner: Any, name: str, value: Any) -> None:

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 
 import minilazy as ml
-from minilazy import barrier
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter
-from minilazy.ir import Op
-from minilazy.state import LIVE
+from minilazy.core import barrier
+from minilazy.core.ir import Op
+from minilazy.core.state import LIVE
 
 
 class _Wrapped(MinilazyAdapter):

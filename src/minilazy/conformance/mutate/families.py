@@ -24,15 +24,17 @@ from typing import Any
 import numpy as np
 
 import minilazy as ml
-from minilazy import cut as cutting
-from minilazy import infer, lowering, scalars, tracer, vjps
+from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.mutate.slips import slip
 from minilazy.conformance.registry import ops
-from minilazy.dtypes import DType
-from minilazy.ir import Node, Op
+from minilazy.core import cut as cutting
+from minilazy.core import infer, lowering, scalars
+from minilazy.core import tensor as tracer
+from minilazy.core.dtypes import DType
+from minilazy.core.ir import Node, Op
 
 A = np.arange(1.0, 7.0).reshape(2, 3)  # the probes' operand: f64[2,3], no zeros, no ties
 

@@ -17,25 +17,19 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy import (
-    autodiff,
-    barrier,
-    cache,
-    donation,
-    linalg_rules,
-    lowering,
-    runtime,
-    runtime_disk,
-    searching,
-    state,
-    tracer,
-)
+from minilazy.api import searching
+from minilazy.autodiff import tape as autodiff
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
-from minilazy.ir import Node, Op
-from minilazy.tracer import Tensor
+from minilazy.core import barrier, donation, lowering, runtime, state
+from minilazy.core import namespaced as linalg_rules
+from minilazy.core import tensor as tracer
+from minilazy.core.compile import CACHE
+from minilazy.core.ir import Node, Op
+from minilazy.core.tensor import Tensor
+from minilazy.persist import executables as runtime_disk
 
 
 # -- barriers ------------------------------------------------------------------------------------
@@ -108,7 +102,7 @@ def never_donates() -> MinilazyAdapter:
 
 def cache_of_one() -> MinilazyAdapter:
     """The compile cache holds one program: alternating two graphs compiles every time."""
-    cache.CACHE.capacity = 1
+    CACHE.capacity = 1
     return cpu()
 
 

@@ -18,13 +18,16 @@ import jax
 import numpy as np
 
 import minilazy as ml
-from minilazy import autodiff, barrier, printers, runtime, state, vjps
-from minilazy import cut as cutting
-from minilazy.attrs import Fft, Sort
+from minilazy.autodiff import tape as autodiff
+from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set
-from minilazy.ir import Node, Op
-from minilazy.state import BarrierPolicy
+from minilazy.core import barrier, runtime, state
+from minilazy.core import cut as cutting
+from minilazy.core.attrs import Fft, Sort
+from minilazy.core.ir import Node, Op
+from minilazy.core.state import BarrierPolicy
+from minilazy.inspect import printers
 
 
 def restructured(change: Callable[[cutting.Cut], tuple[Any, ...]]) -> MinilazyAdapter:

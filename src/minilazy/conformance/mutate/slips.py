@@ -20,10 +20,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy import lowering
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
-from minilazy.ir import Node, Op
+from minilazy.core import lowering
+from minilazy.core.ir import Node, Op
 
 
 # -- one function's own slip: an argument read the other way -----------------------------------

@@ -1,0 +1,1 @@
+"""The Array API namespace: functions that record ops on tensors (creation, elementwise, ...)."""

@@ -1,0 +1,106 @@
+"""The compile cache: a bounded LRU of compiled programs, over an optional second level.
+
+Between the runtime and the barrier. Keyed by the cut's key and the donation mask; a hit never
+re-traces, and is checked against the structure it was compiled for. On a miss it asks its
+:class:`Store`, if it has one (``import minilazy`` gives it the persistent cache on disk,
+:mod:`minilazy.persist`), before lowering and compiling. Never imports jax: the lowering
+traces, the runtime compiles.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from typing import Final, Protocol
+
+from minilazy.core import lowering, runtime
+from minilazy.core.cut import Cut
+from minilazy.core.metrics import COUNTERS
+from minilazy.core.runtime import Compiled
+
+
+class Store(Protocol):
+    """Programs kept beyond this process, under the in-memory cache (one level down)."""
+
+    def load(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
+        """The program kept for ``c``; ``None`` if there is none (or it cannot be used)."""
+
+    def save(self, c: Cut, donated: tuple[bool, ...], entry: Compiled) -> bool:
+        """Keep ``entry``, the program just compiled for ``c``; whether it was written."""
+
+
+class CompileCache:
+    """A bounded LRU of compiled programs keyed by (cut key, donation mask).
+
+    Memory stays bounded whatever the number of distinct programs: at most ``capacity`` are
+    held, and each time as many have been evicted, JAX's own caches, which keep traces of
+    programs long evicted, are emptied too (:func:`minilazy.core.runtime.forget_traces`).
+
+    Example:
+        >>> cache = CompileCache(capacity=2)
+        >>> len(cache), cache.capacity
+        (0, 2)
+    """
+
+    def __init__(self, capacity: int = 1024, store: Store | None = None) -> None:
+        self.capacity = capacity
+        self.store = store  # asked on a miss, told of each new program
+        self._evicted = 0  # programs evicted since JAX's own caches were last emptied
+        self._entries: OrderedDict[tuple[int, tuple[bool, ...]], Compiled] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def lookup(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
+        """The program cached for ``c``, marked most recently used; ``None`` on a miss.
+
+        A hit is checked against the structure it was compiled for: two structures whose
+        64-bit keys collide never share a program (the second one compiles, and replaces it).
+        """
+        entry = self._entries.get((c.key, donated))
+        if entry is None or entry.structure != c.structure:
+            return None
+        self._entries.move_to_end((c.key, donated))
+        return entry
+
+    def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
+        """Compile ``c`` and cache it, evicting the least recently used entry when full.
+
+        With a :class:`Store` (the persistent cache, :mod:`minilazy.persist`), a program compiled
+        by an earlier process is read from it instead (a disk hit, still one of ``compiles``: a
+        program the in-memory cache had to make), and a new one is written there.
+        """
+        start = time.perf_counter()
+        entry = None if self.store is None else self.store.load(c, donated)
+        traced = 0.0
+        if entry is None:
+            begin = time.perf_counter()
+            lowered = lowering.lower(c, donated)
+            traced = time.perf_counter() - begin
+            entry = runtime.compile_lowered(lowered, c.device, donated)
+            if self.store is not None and self.store.save(c, donated, entry):
+                COUNTERS.disk_writes += 1
+            COUNTERS.trace_seconds += traced
+            COUNTERS.trace_times.append(traced)
+        else:
+            COUNTERS.disk_hits += 1
+        seconds = time.perf_counter() - start - traced
+        COUNTERS.compiles += 1
+        COUNTERS.compile_seconds += seconds
+        COUNTERS.compile_times.append(seconds)
+        entry.structure = c.structure
+        self._entries[(c.key, donated)] = entry
+        while len(self._entries) > self.capacity:
+            self._entries.popitem(last=False)
+            self._evicted += 1
+        if self._evicted >= self.capacity:  # JAX's caches still hold traces of what we evicted
+            self._evicted = 0
+            runtime.forget_traces()
+        return entry
+
+    def clear(self) -> None:
+        """Forget every compiled program (the persistent cache keeps its own)."""
+        self._entries.clear()
+
+
+CACHE: Final = CompileCache()

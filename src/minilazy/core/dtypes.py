@@ -1,0 +1,207 @@
+"""Dtypes: the closed set of element types and NumPy-2 (NEP 50) promotion.
+
+The bottom of core. A minilazy dtype *is* a NumPy dtype, so values and promotion rules
+match NumPy 2 by construction: result types come from NumPy's own ufunc type resolution, with
+Python scalars treated as weak (NEP 50). Never imports jax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+
+DType: TypeAlias = np.dtype[Any]
+Scalar: TypeAlias = bool | int | float
+Number: TypeAlias = Scalar | complex  # what a weak Python scalar (NEP 50) may be
+# What a caller may pass where a dtype is expected: a dtype, a NumPy scalar type, or a name.
+DTypeLike: TypeAlias = np.dtype[Any] | type | str
+
+bool_: Final[DType] = np.dtype(np.bool_)
+int8: Final[DType] = np.dtype(np.int8)
+int16: Final[DType] = np.dtype(np.int16)
+int32: Final[DType] = np.dtype(np.int32)
+int64: Final[DType] = np.dtype(np.int64)
+uint8: Final[DType] = np.dtype(np.uint8)
+uint16: Final[DType] = np.dtype(np.uint16)
+uint32: Final[DType] = np.dtype(np.uint32)
+uint64: Final[DType] = np.dtype(np.uint64)
+float16: Final[DType] = np.dtype(np.float16)
+float32: Final[DType] = np.dtype(np.float32)
+float64: Final[DType] = np.dtype(np.float64)
+complex64: Final[DType] = np.dtype(np.complex64)
+complex128: Final[DType] = np.dtype(np.complex128)
+
+# Complex last: a dtype's CODE is its position, and digests (and disk-cache keys) made before
+# complex dtypes existed stay valid.
+DTYPES: Final[tuple[DType, ...]] = (
+    bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16, float32, float64,
+    complex64, complex128,
+)
+# A small stable integer per dtype: what the structural hash uses (hash() of a str is salted).
+CODE: Final[dict[DType, int]] = {d: i for i, d in enumerate(DTYPES)}
+SIGNED: Final = frozenset({int8, int16, int32, int64})
+UNSIGNED: Final = frozenset({uint8, uint16, uint32, uint64})
+INTEGER: Final = SIGNED | UNSIGNED
+FLOATING: Final = frozenset({float16, float32, float64})  # real floating, as the standard says
+COMPLEX: Final = frozenset({complex64, complex128})
+INEXACT: Final = FLOATING | COMPLEX  # what gradients flow through
+NUMERIC: Final = INTEGER | FLOATING | COMPLEX  # the standard's "numeric" includes complex
+# The real dtype of a complex one's parts (abs, real, imag give it); complex64 holds two float32.
+PART: Final[dict[DType, DType]] = {complex64: float32, complex128: float64}
+# NumPy's defaults on a 64-bit platform: what sum(int8) and arange(3) give.
+DEFAULT_INT: Final[DType] = int64
+DEFAULT_FLOAT: Final[DType] = float64
+
+
+def short_name(dtype: DType) -> str:
+    """The compact name used in IR text: ``f32``, ``i64``, ``u8``, ``c64``, ``bool``.
+
+    Example:
+        >>> from minilazy.core.dtypes import short_name, float32
+        >>> short_name(float32)
+        'f32'
+    """
+    if dtype == bool_:
+        return "bool"
+    return f"{dtype.kind}{dtype.itemsize * 8}"
+
+
+def canonical(dtype: DTypeLike) -> DType:
+    """The minilazy dtype for ``dtype``, or a ``TypeError`` naming what is supported.
+
+    Example:
+        >>> from minilazy.core.dtypes import canonical
+        >>> canonical("float32"), canonical(">i2")
+        (dtype('float32'), dtype('int16'))
+    """
+    try:
+        d = np.dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"a {type(dtype).__name__} is not a dtype: {dtype!r:.60}") from e
+    if not d.isnative:  # ">f4" is float32 on a little-endian host: device data has no byte order
+        d = d.newbyteorder("=")
+    if d not in CODE:
+        names = ", ".join(str(x) for x in DTYPES)
+        raise TypeError(f"dtype {d} is not supported by minilazy (supported: {names})")
+    return d
+
+
+def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
+    """The dtype NumPy 2 gives when combining its arguments (dtypes, tensors, Python scalars).
+
+    Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet (a
+    ``complex`` makes a real dtype complex of the same precision).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.result_type(ml.int8, ml.uint8)
+        dtype('int16')
+        >>> ml.result_type(ml.float32, 2.0)
+        dtype('float32')
+        >>> ml.result_type(ml.float64, ml.complex64), ml.result_type(ml.float32, 1j)
+        (dtype('complex128'), dtype('complex64'))
+    """
+    parts: list[Any] = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, (bool, int, float, complex)):
+            parts.append(a)
+        elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
+            parts.append(canonical(a))
+        else:  # anything with a .dtype (a Tensor, an array); a list is no dtype
+            parts.append(_dtype_of(a))
+    if not parts:
+        raise ValueError("result_type() needs at least one argument")
+    return canonical(np.result_type(*parts))
+
+
+def check_scalar(value: Number, dtype: DType) -> None:
+    """Raise ``OverflowError`` when a Python int cannot be a weak scalar of ``dtype`` (as NumPy 2).
+
+    Example:
+        >>> from minilazy.core.dtypes import check_scalar, int8
+        >>> check_scalar(300, int8)
+        Traceback (most recent call last):
+        ...
+        OverflowError: Python integer 300 out of bounds for int8
+    """
+    if type(value) is int and dtype in INTEGER:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
+
+
+@dataclass(frozen=True)
+class FInfo:
+    """Machine limits of a floating dtype (Array API ``finfo``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.finfo(ml.float32).bits
+        32
+    """
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class IInfo:
+    """Limits of an integer dtype (Array API ``iinfo``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.iinfo(ml.uint8).max
+        255
+    """
+
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+def _dtype_of(x: Any) -> DType:  # a dtype, or a tensor's or an array's (np.dtype has a shape)
+    array = isinstance(getattr(x, "shape", None), tuple) and not isinstance(x, (np.dtype, type))
+    return canonical(x.dtype if array else x)
+
+
+def finfo(type: DTypeLike | Any, /) -> FInfo:
+    """Limits of a floating dtype (or of a tensor's dtype).
+
+    A complex dtype has the limits of its parts, as the standard says: ``finfo(complex64)`` is
+    ``finfo(float32)``, ``dtype`` included.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.finfo(ml.float16).max
+        65504.0
+        >>> ml.finfo(ml.complex64).dtype
+        dtype('float32')
+    """
+    d = _dtype_of(type)
+    d = PART.get(d, d)
+    if d not in FLOATING:
+        raise TypeError(f"finfo() needs a floating dtype, got {d}")
+    f = np.finfo(d)
+    return FInfo(f.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), d)
+
+
+def iinfo(type: DTypeLike | Any, /) -> IInfo:
+    """Limits of an integer dtype (or of a tensor's dtype).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.iinfo(ml.int8).min
+        -128
+    """
+    d = _dtype_of(type)
+    if d not in INTEGER:
+        raise TypeError(f"iinfo() needs an integer dtype, got {d}")
+    i = np.iinfo(d)
+    return IInfo(i.bits, int(i.max), int(i.min), d)

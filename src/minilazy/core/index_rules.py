@@ -1,0 +1,117 @@
+"""Index rules: what an ``Index`` attribute selects, as shapes, NumPy keys and text.
+
+One of core's op rules, beside ``window_rules.py``: the shape rules of ``GETITEM`` and
+``SETITEM`` (:mod:`~minilazy.core.infer`), the key their lowering and reference interpreter hand to
+``jax.numpy`` and NumPy, and the key the printers show. How a user's key becomes an ``Index``
+is :mod:`~minilazy.core.indexing`'s business, above the barrier. Never imports jax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, assert_never
+
+import numpy as np
+
+from minilazy.core.attrs import At, Gap, Index, NewAxis, Span, Take
+from minilazy.core.ir import Shape, ShapeError
+
+
+def _slice(s: Span) -> slice:
+    step = -s.step if s.reverse else s.step
+    stop = s.start + s.size * step
+    return slice(s.start, None if stop < 0 else stop, step)
+
+
+def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
+    """The NumPy-style index tuple that ``spec`` stands for (what lowering and reference use).
+
+    Example:
+        >>> numpy_index(Index((At(3), Span(4, 3, 2, True))), ())
+        (3, slice(4, None, -2))
+    """
+    out: list[Any] = []
+    for entry in spec.entries:
+        match entry:
+            case At(i):
+                out.append(i)
+            case Span():
+                out.append(_slice(entry))
+            case NewAxis():
+                out.append(None)
+            case Take(k):
+                out.append(arrays[k])
+            case Gap():
+                out.append(Ellipsis)
+            case _:
+                assert_never(entry)
+    return tuple(out)
+
+
+def index_text(spec: Index, arrays: Sequence[str]) -> str:
+    """``spec`` as the Python index expression that records it (``arrays`` name the arrays).
+
+    Example:
+        >>> index_text(Index((At(3), Span(4, 3, 2, True), Take(0))), ["i"])
+        '3, 4::-2, i'
+    """
+    parts = []
+    for entry in spec.entries:
+        match entry:
+            case At(i):
+                parts.append(str(i))
+            case Span():
+                s = _slice(entry)
+                parts.append(f"{s.start}:{'' if s.stop is None else s.stop}"
+                             + (f":{s.step}" if s.step != 1 else ""))
+            case NewAxis():
+                parts.append("None")
+            case Take(k):
+                parts.append(arrays[k])
+            case Gap():
+                parts.append("...")
+            case _:
+                assert_never(entry)
+    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
+
+
+def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Shape:
+    """The shape of ``x[spec]`` for ``x`` of ``shape``, by NumPy's rules.
+
+    Example:
+        >>> index_shape((4, 5), Index((At(3), Span(4, 3, 2, True))), ())
+        (3,)
+    """
+    if not array_shapes:  # basic indexing only: no need to ask NumPy
+        return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
+                     if isinstance(e, Span | NewAxis))
+    # Mixed basic and integer-array indexing moves axes in subtle ways: let NumPy decide,
+    # on a zero-strided dummy so no memory of the real size is touched.
+    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
+    index = numpy_index(spec, [np.zeros(s, np.intp) for s in array_shapes])
+    return tuple(dummy[index].shape)
+
+
+def setitem_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape],
+                  value_shape: Shape) -> None:
+    """Check that a value of ``value_shape`` can be assigned to ``x[spec]`` (one-way broadcast).
+
+    Example:
+        >>> setitem_shape((4, 5), Index((At(3), Span(0, 5, 1, False))), (), (2,))
+        Traceback (most recent call last):
+        ...
+        minilazy.core.ir.ShapeError: setitem: cannot broadcast a value of shape (2,) into shape (5,)
+    """
+    target = index_shape(shape, spec, array_shapes)
+    if value_shape and all(isinstance(e, At) for e in spec.entries):
+        # one element, picked by integers alone: NumPy stores a scalar there, not an array
+        raise ValueError(f"setitem: cannot set a single element to an array of shape "
+                         f"{value_shape}")
+    # NumPy drops leading length-1 axes of the value before broadcasting it into the target.
+    v = list(value_shape)
+    while len(v) > len(target) and v[0] == 1:
+        v.pop(0)
+    ok = len(v) <= len(target) and all(n in (1, m) for n, m in zip(v[::-1], target[::-1]))
+    if not ok:
+        raise ShapeError(f"setitem: cannot broadcast a value of shape {value_shape} into shape "
+                         f"{target}")

@@ -1,0 +1,383 @@
+"""Inference: what each op's result shape and dtype are, and which operands are errors.
+
+One table, :data:`INFER`, keyed by every :class:`~minilazy.core.ir.Op`; the tensor calls it
+when it records a node, so a bad shape or dtype raises *at the op call* with the shapes in the
+message. Elementwise dtypes come from NumPy's own ufunc loop resolution (NEP 50, in
+``ufunc_loops.py``), so they match NumPy 2 by construction. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable, Mapping
+from functools import cache, lru_cache
+from typing import Final, SupportsIndex
+
+import numpy as np
+
+from minilazy.core import dtypes
+from minilazy.core.attrs import (
+    Attrs,
+    Axis,
+    Cast,
+    Contract,
+    Conv,
+    Index,
+    Iota,
+    Permute,
+    Reduce,
+    Scan,
+    ToShape,
+    mismatch,
+)
+from minilazy.core.dtypes import DType, short_name
+from minilazy.core.fft_rules import fft_rule
+from minilazy.core.index_rules import index_shape, setitem_shape
+from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
+from minilazy.core.namespaced import linalg_rule, sort_rule
+from minilazy.core.ufunc_loops import UFUNC as UFUNC
+from minilazy.core.ufunc_loops import signature as signature
+from minilazy.core.window_rules import conv_shape
+
+
+def describe(node: Node) -> str:
+    """``f32[2,3]``: how errors and printers show a value's type.
+
+    Example:
+        >>> from minilazy.core.ir import scalar_leaf
+        >>> describe(scalar_leaf(1.0, dtypes.float32))
+        'f32[]'
+    """
+    return f"{short_name(node.dtype)}[{','.join(map(str, node.shape))}]"
+
+
+@lru_cache(maxsize=4096)
+def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
+    """NumPy broadcasting of ``shapes``; ``ShapeError`` naming ``op_name`` and the shapes.
+
+    Example:
+        >>> broadcast_shapes("add", (2, 1), (3,))
+        (2, 3)
+    """
+    ndim = max(len(s) for s in shapes)
+    out = []
+    for i in range(-ndim, 0):
+        sizes = {s[i] for s in shapes if len(s) >= -i} - {1}
+        if len(sizes) > 1:
+            shown = " with ".join(str(list(s)) for s in shapes)
+            raise ShapeError(f"{op_name}: cannot broadcast shapes {shown}")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def integers(what: str, value: object) -> tuple[int, ...]:
+    """A shape or axes given as an int or a sequence of ints, as a tuple; NumPy's errors.
+
+    Floats and bools are refused (``TypeError``), not truncated: ``zeros((2.5, True))`` is a bug.
+
+    Example:
+        >>> integers("zeros", 3), integers("zeros", (2, np.int64(3)))
+        ((3,), (2, 3))
+        >>> integers("zeros", (2.5, 3))
+        Traceback (most recent call last):
+        ...
+        TypeError: zeros: expected a sequence of integers or a single integer, got (2.5, 3)
+    """
+    try:
+        items = tuple(value) if isinstance(value, (tuple, list, range, np.ndarray)) else (value,)
+        if any(type(v) is bool for v in items):  # an int to operator.index, not to NumPy
+            raise TypeError
+        return tuple([operator.index(v) for v in items])
+    except TypeError:
+        raise TypeError(f"{what}: expected a sequence of integers or a single integer, got "
+                        f"{value!r}") from None
+
+
+_MAX_BYTES: Final = int(np.iinfo(np.intp).max)
+
+
+def sized(op_name: str, shape: Shape, dtype: DType) -> Shape:
+    """``shape``, after checking that an array of it fits in memory's address space.
+
+    Raises ``ValueError`` as NumPy does at creation ("array is too big"), instead of letting
+    XLA abort the process on an element count that overflows.
+
+    Example:
+        >>> sized("zeros", (10**10, 10**10), dtypes.float32)
+        Traceback (most recent call last):
+        ...
+        ValueError: zeros: array is too big: shape (10000000000, 10000000000) of float32 ...
+    """
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{op_name}: negative dimensions are not allowed: {shape}")
+    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
+        raise ValueError(f"{op_name}: array is too big: shape {shape} of {dtype} needs more "
+                         f"than {_MAX_BYTES} bytes")
+    return shape
+
+
+def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
+    """Axes as a sorted tuple of non-negative ints (``None``: all); errors like NumPy's.
+
+    Example:
+        >>> normalize_axes("sum", -1, 3)
+        (2,)
+    """
+    if axes is None:
+        return tuple(range(ndim))
+    out = []
+    for a in integers(op_name, axes):
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(f"{op_name}: axis {a} is out of bounds for array of "
+                                          f"dimension {ndim}")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise ValueError(f"{op_name}: duplicate value in axis {axes}")
+    return tuple(sorted(out))
+
+
+def normalize_axis(op_name: str, axis: object, ndim: int) -> int:
+    """One axis (of sort, concat, take...), made non-negative.
+
+    A tuple, float or bool is NumPy's ``TypeError`` ("an integer is required"); an int out of
+    range, however large, ``AxisError``.
+
+    Example:
+        >>> normalize_axis("sort", -1, 3)
+        2
+    """
+    try:
+        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, SupportsIndex):
+            raise TypeError
+        (a,) = normalize_axes(op_name, operator.index(axis), ndim)
+    except TypeError:  # (operator.index refuses an array of more than one element)
+        raise TypeError(f"{op_name}: an integer is required for the axis, got {axis!r}") from None
+    return a
+
+
+Rule = Callable[[Op, tuple[Node, ...], Attrs], tuple[Shape, DType]]
+
+
+def _leaf(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    raise TypeError(f"{op.value} leaves are made by asarray/scalars, not recorded")
+
+
+def _iota(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Iota(shape, _, code):
+            return sized(op.value, shape, dtypes.DTYPES[code]), dtypes.DTYPES[code]
+    raise mismatch(op, attrs)
+
+
+def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return xs[0].shape, signature(op, xs[0].dtype)[-1]
+
+
+def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Cast(code):
+            return xs[0].shape, dtypes.DTYPES[code]
+    raise mismatch(op, attrs)
+
+
+def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    a, b = xs
+    dtype = signature(op, a.dtype, b.dtype)[-1]
+    if a.shape == b.shape or not b.shape:  # the common cases first: same shape, a scalar
+        return a.shape, dtype
+    if not a.shape:
+        return b.shape, dtype
+    try:
+        shape = broadcast_shapes(op.value, a.shape, b.shape)
+    except ShapeError:
+        raise ShapeError(f"{op.value}: cannot broadcast {describe(a)} with {describe(b)}") from None
+    return sized(op.value, shape, dtype), dtype
+
+
+def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    c, a, b = xs
+    if c.dtype != dtypes.bool_:
+        raise TypeError(f"where: the condition must be bool, got {describe(c)}")
+    shown = ", ".join(describe(x) for x in xs)
+    try:
+        shape = broadcast_shapes(op.value, c.shape, a.shape, b.shape)
+    except ShapeError:
+        raise ShapeError(f"where: cannot broadcast {shown}") from None
+    dtype = dtypes.result_type(a.dtype, b.dtype)
+    return sized("where", shape, dtype), dtype
+
+
+@cache
+def reduction_dtype(op: Op, dtype: DType) -> DType:
+    """The result dtype NumPy gives for reduction ``op`` over ``dtype`` (``sum(int8)`` is int64).
+
+    Example:
+        >>> reduction_dtype(Op.SUM, dtypes.uint8)
+        dtype('uint64')
+    """
+    if op in (Op.SUM, Op.PROD):
+        return dtypes.canonical(np.sum(np.zeros(1, dtype)).dtype)
+    if op in (Op.ARGMAX, Op.ARGMIN):
+        return dtypes.DEFAULT_INT
+    if op in (Op.ANY, Op.ALL):
+        return dtypes.bool_
+    return dtype
+
+
+def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Reduce(axes, keepdims):
+            (x,) = xs
+            extreme = op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
+            if extreme and x.dtype in dtypes.COMPLEX:  # the standard orders real numbers only
+                raise TypeError(f"{op.value}: not defined for complex dtypes, got {describe(x)}")
+            if extreme and any(x.shape[a] == 0 for a in axes):
+                raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of "
+                                 f"{describe(x)} has no identity")
+            if keepdims:
+                shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+            else:
+                shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+            return shape, reduction_dtype(op, x.dtype)
+    raise mismatch(op, attrs)
+
+
+def _cumsum(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Scan(axis, _):
+            (x,) = xs
+            if not 0 <= axis < len(x.shape):
+                raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
+                                              f"{describe(x)}")
+            return x.shape, reduction_dtype(Op.SUM, x.dtype)  # accumulates as sum does
+    raise mismatch(op, attrs)
+
+
+def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    a, b = xs
+    dtype = signature(op, a.dtype, b.dtype)[-1]
+    if not a.shape or not b.shape:
+        raise ShapeError(f"matmul: operands must be at least 1-D, got {describe(a)} and "
+                         f"{describe(b)}")
+    sa = (1, *a.shape) if len(a.shape) == 1 else a.shape
+    sb = (*b.shape, 1) if len(b.shape) == 1 else b.shape
+    if sa[-1] != sb[-2]:
+        raise ShapeError(f"matmul: contracted dimensions differ: {describe(a)} @ {describe(b)} "
+                         f"({sa[-1]} != {sb[-2]})")
+    try:
+        batch = broadcast_shapes("matmul", sa[:-2], sb[:-2])
+    except ShapeError:
+        raise ShapeError(f"matmul: batch dimensions of {describe(a)} and {describe(b)} do not "
+                         "broadcast") from None
+    shape = (*batch, *((sa[-2],) if len(a.shape) > 1 else ()), *((sb[-1],) if len(b.shape) > 1
+                                                                 else ()))
+    return sized("matmul", shape, dtype), dtype
+
+
+def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Contract(axes_a, axes_b):
+            a, b = xs
+            if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
+                raise ShapeError(f"tensordot: contracted axes {axes_a} of {describe(a)} and "
+                                 f"{axes_b} of {describe(b)} differ in size")
+            shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
+                tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
+            dtype = dtypes.result_type(a.dtype, b.dtype)
+            return sized("tensordot", shape, dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def _conv(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Conv():
+            lhs, rhs = xs
+            dtype = dtypes.result_type(lhs.dtype, rhs.dtype)
+            if dtype not in dtypes.FLOATING:  # as torch: XLA's integer convolutions differ
+                raise TypeError(f"conv: needs floating operands, got {describe(lhs)} and "
+                                f"{describe(rhs)}")
+            return sized("conv", conv_shape(lhs.shape, rhs.shape, attrs), dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case ToShape(shape):
+            (x,) = xs
+            if math.prod(shape) != math.prod(x.shape):
+                raise ShapeError(f"reshape: cannot reshape {describe(x)} (size "
+                                 f"{math.prod(x.shape)}) into shape {shape}")
+            return shape, x.dtype
+    raise mismatch(op, attrs)
+
+
+def _transpose(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Permute(perm):
+            (x,) = xs
+            if sorted(perm) != list(range(len(x.shape))):
+                raise ValueError(f"permute_dims: {perm} is not a permutation of the axes of "
+                                 f"{describe(x)}")
+            return tuple(x.shape[i] for i in perm), x.dtype
+    raise mismatch(op, attrs)
+
+
+def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case ToShape(shape):
+            (x,) = xs
+            ok = len(shape) >= len(x.shape) and all(
+                n in (1, m) for n, m in zip(x.shape[::-1], shape[::-1]))
+            if not ok:
+                raise ShapeError(f"broadcast_to: cannot broadcast {describe(x)} to shape {shape}")
+            return sized("broadcast_to", shape, x.dtype), x.dtype
+    raise mismatch(op, attrs)
+
+
+def _same(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    return xs[0].shape, xs[0].dtype  # flip; shard (its sharding was checked against the shape)
+
+
+def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Axis(axis):
+            first = xs[0].shape
+            for x in xs[1:]:
+                if len(x.shape) != len(first) or any(
+                        n != m for i, (n, m) in enumerate(zip(x.shape, first)) if i != axis):
+                    shown = ", ".join(describe(x) for x in xs)
+                    raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
+            shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
+            dtype = dtypes.result_type(*(x.dtype for x in xs))
+            return sized("concat", shape, dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def _getitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Index():
+            shape = index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:]))
+            return sized("getitem", shape, xs[0].dtype), xs[0].dtype
+    raise mismatch(op, attrs)
+
+
+def _setitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Index():
+            x, value, *index = xs
+            setitem_shape(x.shape, attrs, tuple(i.shape for i in index), value.shape)
+            return x.shape, x.dtype
+    raise mismatch(op, attrs)
+
+
+INFER: Final[Mapping[Op, Rule]] = {
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
+    Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
+    Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
+    Op.SORT: sort_rule, Op.ARGSORT: sort_rule, Op.LINALG: linalg_rule, Op.FFT: fft_rule,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
+    Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
+}

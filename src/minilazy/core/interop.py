@@ -1,0 +1,179 @@
+"""Python's and the Array API's protocol methods of ``Tensor``: namespace, devices, DLPack, pickle.
+
+Just below the tracer, which mixes :class:`ArrayAPIMethods` into ``Tensor`` (a separate module
+keeps the tracer a one-afternoon read). DLPack goes through NumPy: exporting a tensor is an
+observation barrier that materialises it and hands over a host copy, so a consumer always sees a
+CPU buffer, whatever device the tensor is on. Pickling is such an observation too; ``copy`` and
+``deepcopy`` are new handles on the same (immutable) node. Never imports jax.
+"""
+
+from __future__ import annotations
+
+import sys
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final, cast
+
+import numpy as np
+
+from minilazy.core import barrier, runtime
+from minilazy.core.device import checked
+from minilazy.core.ir import Device, Node, data_leaf
+
+if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
+    from minilazy.core.tensor import Tensor
+
+# The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
+API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
+# DLPack's device type for host memory (``kDLCPU``): where an exported copy lives.
+DLPACK_CPU: Final = 1
+
+
+class ArrayAPIMethods:
+    """What the Array API asks of an array object beyond arithmetic, for ``Tensor`` to inherit.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([1.0, 2.0])
+        >>> x.__array_namespace__() is ml
+        True
+        >>> x.to_device(ml.default_device()) is x
+        True
+    """
+
+    __slots__ = ()
+    _node: Node
+    _device: Device
+
+    def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
+        """The ``minilazy`` module: the namespace whose functions work on this tensor.
+
+        Raises:
+            ValueError: ``api_version`` is not a version of the standard minilazy follows.
+
+        Example:
+            >>> import minilazy as ml
+            >>> ml.ones((2,)).__array_namespace__(api_version="2023.12").__name__
+            'minilazy'
+        """
+        if api_version is not None and api_version not in API_VERSIONS:
+            raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got "
+                             f"{api_version!r}")
+        # Looked up, not imported: the package sits above the tracer in the layer order.
+        return sys.modules["minilazy"]
+
+    def to_device(self, device: Device, /, *, stream: None = None) -> Tensor:
+        """This tensor on ``device`` (itself when already there); the Array API's ``.to()``.
+
+        ``stream`` must be ``None``: transfers are ordered by the runtime, not by the caller.
+
+        Example:
+            >>> import minilazy as ml
+            >>> x = ml.ones((2,))
+            >>> x.to_device(ml.devices()[-1]).device == ml.devices()[-1]
+            True
+        """
+        if stream is not None:
+            raise ValueError(f"to_device: minilazy has no streams, got stream={stream!r}")
+        me = cast("Tensor", self)
+        device = checked(device, "to_device")
+        if device == self._device:
+            return me
+        node = me._node
+        buffer = runtime.move(barrier.value(me, "to"), device)
+        return type(me)(data_leaf(buffer, node.shape, node.dtype), device)
+
+    def __complex__(self, /) -> complex:
+        """The single element as a Python ``complex`` (an observation barrier, as ``float()``).
+
+        Example:
+            >>> import minilazy as ml
+            >>> complex(ml.asarray([2.5])), complex(ml.asarray(1 - 2j))
+            ((2.5+0j), (1-2j))
+        """
+        return complex(cast("Tensor", self).item())
+
+    def __dlpack_device__(self, /) -> tuple[int, int]:
+        """Where :meth:`__dlpack__` hands the data over: always the host (``kDLCPU``, 0).
+
+        Never a barrier: the answer does not depend on the tensor's state.
+
+        Example:
+            >>> import minilazy as ml
+            >>> ml.ones((2,)).__dlpack_device__()
+            (1, 0)
+        """
+        return (DLPACK_CPU, 0)
+
+    def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
+                   dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
+        """A DLPack capsule of a host copy of the values (an observation barrier).
+
+        The tensor is materialised and copied to the host, and NumPy exports that copy; so the
+        capsule never aliases the device buffer, and ``copy=False`` raises ``BufferError``.
+
+        Example:
+            >>> import numpy as np
+            >>> import minilazy as ml
+            >>> np.from_dlpack(ml.asarray([1, 2]) * 3).tolist()
+            [3, 6]
+        """
+        if copy is False:
+            raise BufferError("__dlpack__: a minilazy tensor is exported as a host copy, so "
+                              "copy=False cannot be honoured")
+        if dl_device is not None and dl_device != (DLPACK_CPU, 0):
+            raise BufferError(f"__dlpack__: minilazy exports to the host (1, 0) only, got "
+                              f"dl_device={dl_device}")
+        host = barrier.to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
+        # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
+        return host.__dlpack__(stream=stream, max_version=max_version)
+
+    def __reduce__(self) -> tuple[Any, tuple[np.ndarray[Any, Any]]]:
+        """Pickle the values (an observation barrier): a pending tensor is materialised first.
+
+        The tensor unpickles onto the loading process's default device, unsplit, as a JAX
+        array does: the device it was on may not exist there.
+
+        Example:
+            >>> import pickle
+            >>> import minilazy as ml
+            >>> (pickle.loads(pickle.dumps(ml.arange(3) * 2)) + 1).tolist()
+            [1, 3, 5]
+        """
+        return unpickle, (barrier.to_host(cast("Tensor", self), "pickle"),)
+
+    def __copy__(self) -> Tensor:
+        """A new handle on the same node (nothing runs): ``copy.copy``; in-place ops rebind one.
+
+        Example:
+            >>> import copy
+            >>> import minilazy as ml
+            >>> x = ml.ones((2,))
+            >>> y = copy.copy(x)
+            >>> y += 1
+            >>> x.tolist(), y.tolist()
+            ([1.0, 1.0], [2.0, 2.0])
+        """
+        me = cast("Tensor", self)
+        return type(me)(me._node, me._device)  # registered live: mark_step materialises it
+
+    def __deepcopy__(self, memo: dict[int, object], /) -> Tensor:
+        """As :meth:`__copy__`: nodes and device buffers are never written, so sharing is a copy.
+
+        Example:
+            >>> import copy
+            >>> import minilazy as ml
+            >>> copy.deepcopy(ml.arange(2)).tolist()
+            [0, 1]
+        """
+        return self.__copy__()
+
+
+def unpickle(values: np.ndarray[Any, Any]) -> Tensor:
+    """A pickled tensor back from its values: ``ml.asarray(values)`` (see ``__reduce__``).
+
+    Example:
+        >>> unpickle(np.arange(2)).tolist()
+        [0, 1]
+    """
+    # Looked up, not imported: creation sits above the tracer in the layer order.
+    return cast("Tensor", sys.modules["minilazy"].asarray(values))

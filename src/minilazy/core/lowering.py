@@ -1,0 +1,386 @@
+"""XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, traced ahead of time.
+
+Seventh layer, and with the runtime the only one that imports jax. The story first:
+:func:`program` interprets a :class:`~minilazy.core.cut.Cut` with one rule per op, and :func:`lower`
+traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
+through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
+rules (:data:`LOWER`), each building an op's value from its operands' values, with the numerics
+they need to match NumPy (integer powers, division and signs: ``lowering_int``). Leaf data
+are parameters, never constants baked into the program. 64-bit types are switched on only
+inside minilazy's own jax calls (``lowering_x64.x64``), never in the user's global config.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, cast
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from minilazy.core.attrs import (
+    Axes,
+    Axis,
+    Constant,
+    Contract,
+    Conv,
+    Index,
+    Iota,
+    Permute,
+    Reduce,
+    Scan,
+    Sharding,
+    ToShape,
+    mismatch,
+)
+from minilazy.core.cut import Cut
+from minilazy.core.device import Mesh
+from minilazy.core.index_rules import index_shape, numpy_index
+from minilazy.core.infer import signature
+from minilazy.core.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
+from minilazy.core.lowering_complex import special_values
+from minilazy.core.lowering_int import floor_divide, power, remainder, sign
+from minilazy.core.lowering_x64 import x64
+from minilazy.core.namespaced import evaluate
+
+Array = jax.Array
+Rule = Callable[[Sequence[Array], Node], Array]
+_SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
+_PARTS: Final = cast(Callable[..., Any], jax.sharding.PartitionSpec)  # untyped in jax
+_CONSTRAIN: Final = cast(Callable[[Array, Any], Array], lax.with_sharding_constraint)
+HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
+
+
+@functools.cache  # jax.devices() costs microseconds, and every transfer asks
+def jax_device(device: Device) -> Any:
+    """The JAX device object for a minilazy :class:`~minilazy.core.ir.Device`.
+
+    Example:
+        >>> from minilazy.core.ir import Device
+        >>> jax_device(Device("cpu", 0)).platform
+        'cpu'
+    """
+    return jax.devices(device.platform)[device.index]
+
+
+# JAX's meshes -> ours: a result's sharding is read back as a minilazy Sharding (runtime.placed).
+MESHES: Final[dict[Any, Mesh]] = {}
+
+
+@functools.cache
+def jax_mesh(mesh: Mesh) -> jax.sharding.Mesh:
+    """The JAX mesh of a minilazy :class:`~minilazy.core.device.Mesh` (one per mesh, cached).
+
+    Example:
+        >>> from minilazy.core.ir import Device
+        >>> jax_mesh(Mesh([Device("cpu", 0)], ("data",))).axis_names
+        ('data',)
+    """
+    grid = np.empty(len(mesh.devices), dtype=object)
+    grid[:] = [jax_device(d) for d in mesh.devices]
+    found = jax.sharding.Mesh(grid.reshape(mesh.shape), mesh.axis_names)
+    MESHES[found] = mesh
+    return found
+
+
+def named(s: Sharding) -> jax.sharding.NamedSharding:
+    """The JAX ``NamedSharding`` of a minilazy :class:`~minilazy.core.attrs.Sharding`."""
+    return jax.sharding.NamedSharding(jax_mesh(s.mesh), _PARTS(*s.spec))
+
+
+def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
+    """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
+
+    The parameters are the ``DATA`` buffers, then one array per group of scalars (see
+    :class:`~minilazy.core.cut.Cut`); a scalar leaf reads its element of its group's array.
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.cut import cut
+        >>> x = ml.asarray(np.ones(2, np.float32))
+        >>> fn = program(cut([(x + 1.0)._node], x.device))
+        >>> [a.tolist() for a in fn(np.ones(2, np.float32), np.array([1.0], np.float32))]
+        [[2.0, 2.0]]
+    """
+    order, operands, outputs = c.order, c.operands, c.outputs
+    data = {p: i for i, p in enumerate(c.params)}
+    scalars = c.slots()  # a scalar's (group, index), or (position, -1)
+
+    def fn(*params: Array) -> tuple[Array, ...]:
+        rest = params[len(data):]
+        env: list[Array] = []
+        for node, ins in zip(order, operands):
+            if node.op is Op.DATA:
+                args = [params[data[node]]]
+            elif node.op is Op.SCALAR:
+                if type(node.attrs) is Constant:  # its value is part of the program and the key
+                    args = [jnp.asarray(node.payload, node.dtype)]
+                else:
+                    g, k = scalars[node]
+                    args = [rest[g] if k < 0 else rest[g][k]]
+            else:
+                args = [env[i] for i in ins]
+            env.append(LOWER[node.op](args, node))
+        return tuple(env[i] for i in outputs)
+
+    return fn
+
+
+def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
+    """The parameters' shapes, dtypes and placements: the cut's device, or its mesh.
+
+    On a mesh a sharded leaf keeps its sharding and every other parameter is replicated;
+    XLA's GSPMD partitioner then splits the program and inserts the collectives it needs.
+    """
+    mesh = c.mesh
+    one: Any = jax.sharding.SingleDeviceSharding(jax_device(c.device)) if mesh is None else \
+        jax.sharding.NamedSharding(jax_mesh(mesh), _PARTS())
+    scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
+    return [_SPEC(p.shape, p.dtype, sharding=named(p.attrs) if type(p.attrs) is Sharding else one)
+            for p in c.params] + [_SPEC(shape, d, sharding=one) for shape, d in scalars]
+
+
+def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
+    """Trace the cut's program into a ``jax.stages.Lowered`` (StableHLO, not yet compiled).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.cut import cut
+        >>> x = ml.ones((2,))
+        >>> "stablehlo.add" in lower(cut([(x + 1.0)._node], x.device)).as_text()
+        True
+    """
+    donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
+    with x64():
+        jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
+        return jitted.lower(*abstract_params(c))
+
+
+# -- The rules: one per op, and the numerics they need to match NumPy ----------------------
+def _cast(x: Array, dtype: np.dtype[Any]) -> Array:
+    if x.dtype == dtype:
+        return x
+    if x.dtype.kind == "c" and dtype == np.bool_:
+        return x != 0  # convert_element_type would drop the imaginary part (NumPy: either part)
+    if x.dtype == np.bool_ and dtype.kind in "fc":
+        # XLA rewrites convert(bool) * y into select(bool, y, 0), which turns False * inf into 0
+        # where IEEE (and NumPy) give NaN; going through uint8 keeps the multiply honest.
+        x = lax.convert_element_type(x, np.uint8)
+    if x.dtype == np.float64 and dtype == np.float16:
+        x = _to_f32_rounding_to_odd(x)  # XLA goes f64 -> f32 -> f16: two roundings, not one
+    return lax.convert_element_type(x, dtype)
+
+
+def _to_f32_rounding_to_odd(x: Array) -> Array:
+    """f64 to f32 rounding to odd: a second rounding, to f16, is then correctly rounded."""
+    r = lax.convert_element_type(x, np.float32)
+    back = lax.convert_element_type(r, np.float64)
+    inexact = back != x
+    bits = lax.bitcast_convert_type(r, np.uint32)
+    bits = jnp.where(inexact & (jnp.abs(back) > jnp.abs(x)), bits - 1, bits)  # toward zero
+    return lax.bitcast_convert_type(jnp.where(inexact, bits | 1, bits), np.float32)
+
+
+def _bcast(x: Array, shape: tuple[int, ...]) -> Array:
+    if x.shape == shape:
+        return x
+    return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
+
+
+def _elementwise(fn: Callable[..., Array]) -> Rule:
+    """Cast operands to NumPy's loop dtypes, broadcast, apply ``fn``, cast to the result."""
+
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        sig = signature(n.op, *(o.dtype for o in n.operands))
+        args = [_bcast(_cast(x, d), n.shape) for x, d in zip(xs, sig)]
+        return _cast(fn(*args), n.dtype)
+
+    return rule
+
+
+def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:
+    """``fn`` on floats; identity on integers and bools (floor/ceil/trunc/round of an int)."""
+    return lambda x: x if x.dtype.kind in "biu" else fn(x)
+
+
+_PY_COMPARE: Final = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt,
+                      Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge}
+
+
+def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Array], Array]:
+    """An exact comparison, also of int64 with uint64 (NumPy 2 has loops for that pair)."""
+
+    def compare(a: Array, b: Array) -> Array:
+        if a.dtype == b.dtype:
+            return fn(a, b)
+        u64 = np.dtype(np.uint64)  # a negative int64 is below every uint64; else compare as u64
+        if a.dtype.kind == "i":
+            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(_cast(a, u64), b))
+        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, _cast(b, u64)))
+
+    return compare
+
+
+_UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
+    Op.NEG: jnp.negative, Op.ABS: jnp.abs, Op.SIGN: sign, Op.SQRT: jnp.sqrt,
+    Op.SQUARE: jnp.square, Op.EXP: jnp.exp, Op.EXPM1: jnp.expm1, Op.LOG: jnp.log,
+    Op.LOG1P: jnp.log1p, Op.LOG2: jnp.log2, Op.LOG10: jnp.log10, Op.SIN: jnp.sin, Op.COS: jnp.cos,
+    Op.TAN: jnp.tan, Op.ASIN: jnp.arcsin, Op.ACOS: jnp.arccos, Op.ATAN: jnp.arctan,
+    Op.SINH: jnp.sinh, Op.COSH: jnp.cosh, Op.TANH: jnp.tanh, Op.ASINH: jnp.arcsinh,
+    Op.ACOSH: jnp.arccosh, Op.ATANH: jnp.arctanh, Op.FLOOR: _int_only(jnp.floor),
+    Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
+    Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
+    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite, Op.REAL: jnp.real, Op.IMAG: jnp.imag,
+    Op.CONJ: jnp.conj, Op.SIGNBIT: jnp.signbit,
+}
+_BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
+    Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply, Op.DIV: jnp.true_divide,
+    Op.FLOOR_DIV: floor_divide, Op.MOD: remainder, Op.POW: power, Op.MAXIMUM: jnp.maximum,
+    Op.MINIMUM: jnp.minimum, Op.ATAN2: jnp.arctan2, Op.LOGICAL_AND: jnp.logical_and,
+    Op.LOGICAL_OR: jnp.logical_or, Op.LOGICAL_XOR: jnp.logical_xor,
+    Op.BITWISE_AND: jnp.bitwise_and, Op.BITWISE_OR: jnp.bitwise_or,
+    Op.BITWISE_XOR: jnp.bitwise_xor, Op.SHIFT_LEFT: jnp.left_shift,
+    Op.SHIFT_RIGHT: jnp.right_shift,
+    **{op: _compare(fn, op) for op, fn in [
+        (Op.EQ, jnp.equal), (Op.NE, jnp.not_equal), (Op.LT, jnp.less), (Op.LE, jnp.less_equal),
+        (Op.GT, jnp.greater), (Op.GE, jnp.greater_equal)]},
+}
+assert set(_UNARY_FN) == UNARY and set(_BINARY_FN) == BINARY and COMPARISONS <= BINARY
+
+
+def _param(xs: Sequence[Array], n: Node) -> Array:
+    return xs[0]  # the interpreter feeds a leaf its parameter value
+
+
+def _iota(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Iota(_, axis, _):
+            return lax.broadcasted_iota(n.dtype, n.shape, axis)
+    raise mismatch(n.op, n.attrs)
+
+
+def _convert(xs: Sequence[Array], n: Node) -> Array:
+    return _cast(xs[0], n.dtype)
+
+
+def _where(xs: Sequence[Array], n: Node) -> Array:
+    c, a, b = (_bcast(x, n.shape) for x in xs)
+    return jnp.where(c, _cast(a, n.dtype), _cast(b, n.dtype))
+
+
+def _reduction(fn: Callable[..., Array]) -> Rule:
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        match n.attrs:
+            case Reduce(axes, keepdims):
+                x = xs[0]
+                if n.op in (Op.SUM, Op.PROD, Op.ANY, Op.ALL):  # sum(int8) accumulates in int64;
+                    x = _cast(x, n.dtype)  # any/all: complex truth is either part (jnp: real's)
+                if n.op not in (Op.ARGMAX, Op.ARGMIN):
+                    return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+                if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
+                    return _cast(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
+                return _cast(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
+        raise mismatch(n.op, n.attrs)
+
+    return rule
+
+
+def _cumsum(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Scan(axis, reverse):
+            return lax.cumsum(_cast(xs[0], n.dtype), axis, reverse)
+    raise mismatch(n.op, n.attrs)
+
+
+def _matmul(xs: Sequence[Array], n: Node) -> Array:
+    sig = signature(n.op, *(o.dtype for o in n.operands))
+    return _cast(jnp.matmul(_cast(xs[0], sig[0]), _cast(xs[1], sig[1]), precision=HIGHEST),
+                 n.dtype)
+
+
+def _tensordot(xs: Sequence[Array], n: Node) -> Array:
+    a, b = (_cast(x, n.dtype) for x in xs)
+    match n.attrs:
+        case Contract(axes_a, axes_b):
+            return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
+    raise mismatch(n.op, n.attrs)
+
+
+def _conv(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Conv(strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
+            lhs, rhs = (_cast(x, n.dtype) for x in xs)  # layouts NCH..., OIH...: lax's defaults
+            return lax.conv_general_dilated(
+                lhs, rhs, strides, padding, lhs_dilation, rhs_dilation,
+                feature_group_count=groups, batch_group_count=batch_groups, precision=HIGHEST)
+    raise mismatch(n.op, n.attrs)
+
+
+def _namespaced(xs: Sequence[Array], n: Node) -> Array:
+    return _cast(evaluate(jnp, xs, n), n.dtype)  # sorts, linalg, fft: one table for jnp and np
+
+
+def _getitem(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Index():
+            return xs[0][numpy_index(n.attrs, xs[1:])]
+    raise mismatch(n.op, n.attrs)
+
+
+def _setitem(xs: Sequence[Array], n: Node) -> Array:
+    x, v, *arrays = xs
+    match n.attrs:
+        case Index():
+            target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
+            while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops the value's leading 1s
+                v = v.reshape(v.shape[1:])
+            at = x.at[numpy_index(n.attrs, arrays)]
+            v = jnp.broadcast_to(_cast(v, x.dtype), target)
+            return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
+    raise mismatch(n.op, n.attrs)
+
+
+def _concat(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Axis(axis):
+            return lax.concatenate([_cast(x, n.dtype) for x in xs], axis)
+    raise mismatch(n.op, n.attrs)
+
+
+def _shard(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Sharding():  # an annotation GSPMD propagates from; the value is unchanged
+            return _CONSTRAIN(xs[0], named(n.attrs))
+    raise mismatch(n.op, n.attrs)
+
+
+def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
+    """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        match n.attrs:
+            case ToShape(v) | Permute(v) | Axes(v):
+                return fn(xs[0], v)
+        raise mismatch(n.op, n.attrs)
+
+    return rule
+
+
+LOWER: Final[Mapping[Op, Rule]] = {
+    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _UNARY_FN.items()},
+    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _BINARY_FN.items()},
+    Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
+    Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
+    Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
+    Op.CUMSUM: _cumsum, Op.SORT: _namespaced, Op.ARGSORT: _namespaced, Op.LINALG: _namespaced,
+    Op.FFT: _namespaced,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
+    Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
+    Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
+    Op.SHARD: _shard,
+    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+}

@@ -1,0 +1,387 @@
+"""The device runtime: devices and processes, transfers, compiling, and execution.
+
+With the lowering the only part of core that imports jax. Devices are JAX platforms
+(``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.core.ir.Device` values; in a run of
+several processes, every process's. Compiled programs go to the compile cache
+(:mod:`minilazy.core.compile`); their bytes for the persistent cache, to and from
+:mod:`minilazy.persist.executables`. Execution is asynchronous (JAX dispatch): results are device
+buffers that host transfers wait on.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+import jax
+import numpy as np
+from jax.experimental import multihost_utils
+
+from minilazy.core import cluster
+from minilazy.core.attrs import Sharding
+from minilazy.core.device import Mesh
+from minilazy.core.ir import Device
+from minilazy.core.lowering import MESHES, jax_device, named
+from minilazy.core.lowering_x64 import x64
+from minilazy.core.metrics import COUNTERS
+from minilazy.core.state import ENGINE
+
+_DEVICES: Final[dict[tuple[str, int], Device]] = {}
+_USED: list[bool] = [False]  # has this process started JAX's runtime (a transfer, a compile)?
+_JOINED: list[bool] = [False]  # has it joined a launch's other processes (join_processes)?
+
+
+def forked() -> None:
+    """What a ``fork()`` child runs once JAX has started: JAX cannot be used there.
+
+    JAX's runtime is multithreaded and its threads do not survive ``fork``: a child that
+    compiles or transfers hangs. Its first barrier or transfer raises instead. Registered
+    (``os.register_at_fork``) by the process's first use of JAX, not at import.
+    """
+    ENGINE.forked = True
+
+
+def check_usable() -> None:
+    """Raise ``RuntimeError`` in a process forked after JAX started (see :func:`forked`).
+
+    Example:
+        >>> check_usable()
+    """
+    if not _USED[0]:  # the first use: from now on a fork() child cannot run JAX
+        _USED[0] = True
+        os.register_at_fork(after_in_child=forked)
+    if ENGINE.forked:
+        raise RuntimeError(
+            "minilazy cannot run in a process forked after JAX started (os.fork, or "
+            "multiprocessing's 'fork' start method): JAX's threads do not survive fork. "
+            "Start workers with multiprocessing.get_context('spawn') or 'forkserver'.")
+
+
+def _intern(platform: str, index: int) -> Device:
+    # One Device object per device, so the tracer's same-device check is usually an `is`.
+    return _DEVICES.setdefault((platform, index), Device(platform, index))
+
+
+def join_processes() -> None:
+    """Join the other processes of ``python -m minilazy.launch``, once, before JAX starts.
+
+    Reads :func:`minilazy.core.cluster.env`; does nothing in a process not launched so, or whose
+    script already called ``jax.distributed.initialize``. Blocks until every process has
+    joined. Then ``devices()`` are every process's, and a mesh can span them all.
+
+    Example:
+        >>> join_processes()  # not launched: nothing to do
+    """
+    if _JOINED[0]:
+        return
+    c = cluster.env()
+    if c is not None and not jax.distributed.is_initialized():
+        try:
+            jax.distributed.initialize(c.coordinator, c.num_processes, c.process_id)
+        except RuntimeError as e:
+            raise RuntimeError(
+                f"minilazy: process {c.process_id} of {c.num_processes} cannot join the others: "
+                "JAX had already started here (a JAX call before minilazy's first use)") from e
+    _JOINED[0] = True
+
+
+def devices(platform: str | None = None) -> list[Device]:
+    """The devices of ``platform`` (``cpu``, ``gpu``, ``tpu``), or of JAX's default platform.
+
+    Raises ``RuntimeError`` naming the platform when it has no devices here.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.devices("cpu")[0]
+        Device(platform='cpu', index=0)
+    """
+    join_processes()
+    try:
+        found = jax.devices(platform)
+    except RuntimeError as e:
+        raise RuntimeError(f"no {platform} devices available: {e}") from None
+    by_platform: dict[str, int] = {}
+    out = []
+    for d in found:
+        index = by_platform.get(d.platform, 0)
+        by_platform[d.platform] = index + 1
+        out.append(_intern(d.platform, index))
+    return out
+
+
+def default_device() -> Device:
+    """The device new tensors go to: JAX's first default device of this process.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.default_device().index
+        0
+    """
+    join_processes()
+    local = jax.local_devices()[0]  # in process p > 0 of a launch, jax.devices()[0] is not ours
+    return _intern(local.platform, jax.devices(local.platform).index(local))
+
+
+def use_cpu_devices(n: int) -> None:
+    """Split the host into ``n`` CPU devices (``XLA_FLAGS``' device count), before JAX starts.
+
+    Example:
+        >>> use_cpu_devices(8)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: use_cpu_devices: JAX has started in this process; ...
+    """
+    try:
+        cast(Callable[[str, int], None], jax.config.update)("jax_num_cpu_devices", n)
+    except RuntimeError:
+        raise RuntimeError("use_cpu_devices: JAX has started in this process; call it first, "
+                           "or set XLA_FLAGS=--xla_force_host_platform_device_count=N") from None
+
+
+def platforms() -> list[str]:
+    """The JAX platforms available here, e.g. ``['cpu']`` or ``['gpu', 'cpu']``.
+
+    Example:
+        >>> "cpu" in platforms()
+        True
+    """
+    join_processes()
+    found = []
+    for name in ("cpu", "gpu", "tpu"):
+        try:
+            if jax.devices(name):
+                found.append(name)
+        except RuntimeError:
+            pass
+    return found
+
+
+def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
+    """Copy a host array to ``device`` (64-bit types stay 64-bit), as :func:`place` does.
+
+    Example:
+        >>> from minilazy.core.ir import Device
+        >>> to_device(np.zeros(2), Device("cpu", 0)).dtype
+        dtype('float64')
+    """
+    return _put(array, jax.sharding.SingleDeviceSharding(jax_device(device)))
+
+
+def place(value: Any, s: Sharding) -> Any:
+    """Place a host array or a device buffer over ``s``'s mesh, split as ``s`` says.
+
+    Each device receives only its part of a host array (``make_array_from_callback``: in a
+    multi-process run, a process places only its own devices' parts of the global value).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.attrs import Sharding
+        >>> mesh = ml.Mesh(ml.devices("cpu")[:1], ("data",))
+        >>> place(np.arange(4.0), Sharding(mesh, ((0,),))).shape
+        (4,)
+    """
+    return _put(value, named(s))
+
+
+def _put(value: Any, target: Any) -> Any:
+    check_usable()
+    # Host data is copied at the call, into memory nobody else holds: JAX's CPU client adopts a
+    # 64-byte-aligned array (may_alias=False or not, jax 0.10.2). Ours is: the one copy made.
+    if isinstance(value, np.ndarray):
+        raw = np.empty(value.nbytes + 64, np.uint8)
+        start = -raw.ctypes.data % 64
+        mine = raw[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
+        np.copyto(mine, value)
+        value = mine
+    elif not target.is_fully_addressable:
+        value = np.asarray(value)  # one process's buffer onto every process's devices
+    with x64():
+        if isinstance(value, np.ndarray):
+            out = jax.make_array_from_callback(value.shape, target, lambda i: value[i])
+        else:
+            out = jax.device_put(value, target)
+    COUNTERS.transfers_to_device += 1
+    COUNTERS.bytes_to_device += out.nbytes
+    return out
+
+
+def move(buffer: Any, device: Device) -> Any:
+    """Copy a device buffer to another device."""
+    with x64():
+        out = jax.device_put(buffer, jax_device(device))
+    COUNTERS.transfers_to_device += 1
+    COUNTERS.bytes_to_device += buffer.nbytes
+    return out
+
+
+def to_host(buffer: Any) -> np.ndarray[Any, Any]:
+    """A writable host copy of a device buffer (waits for the computation producing it).
+
+    Example:
+        >>> from minilazy.core.ir import Device
+        >>> to_host(to_device(np.ones(2), Device("cpu", 0))).flags.writeable
+        True
+    """
+    if buffer.is_fully_addressable or buffer.is_fully_replicated:
+        array = np.array(buffer)  # a copy: np.asarray would be a read-only view of the buffer
+    else:  # split over other processes' devices too: a collective, every process gathers
+        array = np.array(multihost_utils.process_allgather(buffer, tiled=True))
+    COUNTERS.transfers_to_host += 1
+    COUNTERS.bytes_to_host += array.nbytes
+    return array
+
+
+def wait(buffer: Any) -> None:
+    """Block until the computation producing ``buffer`` has finished."""
+    buffer.block_until_ready()
+
+
+_LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped in jax
+
+
+def is_deleted(buffer: Any) -> bool:
+    """Whether a device buffer is gone (donated to a program that consumed it).
+
+    Example:
+        >>> from minilazy.core.ir import Device
+        >>> is_deleted(to_device(np.ones(2), Device("cpu", 0)))
+        False
+    """
+    return bool(buffer.is_deleted())
+
+
+def live() -> tuple[int, int]:
+    """How many device buffers are alive in this process, and their bytes (``ml.metrics()``).
+
+    Example:
+        >>> buffers, nbytes = live()
+        >>> buffers >= 0 and nbytes >= 0
+        True
+    """
+    arrays = _LIVE_ARRAYS()
+    return len(arrays), sum(a.nbytes for a in arrays)
+
+
+# -- compiling: XLA's part, and what the runtime needs to know of a program ---------------
+@dataclass(eq=False)
+class Compiled:
+    """A compiled program and what it was compiled for.
+
+    Attributes:
+        executable: the XLA executable (call it with the parameter values).
+        donated: which parameters' buffers it may reuse for its outputs.
+        ran: whether it has run once (the runtime donates only to a program that has).
+        structure: what the cache key of the cut it was compiled for hashes.
+        shardings: for a program on a mesh, each parameter's JAX sharding (a buffer placed
+            otherwise is moved before the call); ``None`` on one device.
+        placements: for a program on a mesh, each result's sharding; ``None`` on one device.
+    """
+
+    executable: Any
+    donated: tuple[bool, ...]
+    ran: bool = False
+    structure: tuple[object, ...] = ()
+    shardings: tuple[Any, ...] | None = None
+    placements: tuple[Sharding | None, ...] | None = None
+
+
+def _options(device: Device) -> dict[str, Any] | None:
+    # Halves XLA:CPU compile time with no measured run-time cost (see DESIGN.md).
+    return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
+
+
+def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()) -> Compiled:
+    """Compile a lowered program for ``device`` (XLA's part of compile time).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.cut import cut
+        >>> from minilazy.core.lowering import lower
+        >>> x = ml.ones((2,))
+        >>> compile_lowered(lower(cut([(x * 3.0)._node], x.device)), x.device).donated
+        ()
+    """
+    with x64():
+        executable = lowered.compile(_options(device))
+    return compiled(executable, donated)
+
+
+def forget_traces() -> None:
+    """Empty JAX's own in-memory caches of traces and programs (``jax.clear_caches()``).
+
+    The lowering rules call JAX's NumPy functions, each jitted: JAX keeps a trace of each for
+    every shape it meets, bounded by count only, or not at all, long after the compile cache has
+    evicted (and freed) the program. The compile cache calls this when it has evicted as many
+    programs as it holds. The process's own JAX functions then trace and compile again.
+
+    Example:
+        >>> forget_traces()
+    """
+    cast(Callable[[], None], jax.clear_caches)()  # untyped in jax
+
+
+def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
+    """The :class:`Compiled` of an XLA executable, with its placements when on a mesh."""
+    ins = executable.input_shardings[0]
+    named_in = [s for s in ins if isinstance(s, jax.sharding.NamedSharding)]
+    if not named_in:
+        return Compiled(executable, donated)
+    mesh = MESHES[named_in[0].mesh]
+    outs = [placed(s, len(o.shape), mesh) for s, o in zip(executable.output_shardings,
+                                                           executable.out_info)]
+    return Compiled(executable, donated, shardings=tuple(ins), placements=tuple(outs))
+
+
+def placed(sharding: Any, ndim: int, mesh: Mesh) -> Sharding | None:
+    """A program result's JAX sharding as a minilazy Sharding over the program's ``mesh``."""
+    if not isinstance(sharding, jax.sharding.NamedSharding) or sharding.mesh not in MESHES:
+        # XLA may report a layout it did not name (on a 1-device mesh, say): replicated is
+        # the one we can name; any other is moved where the next program wants it
+        return Sharding(mesh, ((),) * ndim) if sharding.is_fully_replicated else None
+    mesh = MESHES[sharding.mesh]
+    spec = [*sharding.spec, *[None] * (ndim - len(sharding.spec))]
+    names = [() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in spec]
+    return Sharding(mesh, tuple(tuple(mesh.axis_names.index(n) for n in d if mesh.size(n) > 1)
+                                for d in names))
+
+
+def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
+    """Run a compiled program; returns its output buffers (possibly still being computed).
+
+    A program's first run gets copies of the buffers it would consume (JAX deletes donated
+    inputs even when the run fails, out of memory say, and a program that never ran may well
+    fail), and is waited for (a failure may otherwise surface only when a result is read).
+    Once it has run, it consumes its donated inputs and runs asynchronously.
+
+    ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
+    time that outlasts the call shows up where the host first waits (``to_host``).
+    """
+    start = time.perf_counter()
+    if entry.shardings is not None:  # on a mesh: a parameter placed otherwise moves first
+        args = _placed_as(entry.shardings, args)
+    with x64():
+        if not entry.ran and any(entry.donated):
+            args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
+                    for a, d in zip(args, (*entry.donated, *[False] * len(args)))]
+        outs: Sequence[Any] = entry.executable(*args)
+        if not entry.ran:
+            # A first run's failure (out of memory) may surface only when its results are
+            # read: wait for them here, where the barrier can still isolate the failure.
+            for out in outs:
+                out.block_until_ready()
+    entry.ran = True
+    seconds = time.perf_counter() - start
+    COUNTERS.executions += 1
+    COUNTERS.execute_seconds += seconds
+    COUNTERS.execute_times.append(seconds)
+    COUNTERS.donations += sum(entry.donated)
+    return outs
+
+
+def _placed_as(shardings: Sequence[Any], args: Sequence[Any]) -> list[Any]:
+    """``args``, each on its parameter's sharding (one-device data read by a mesh program)."""
+    return [_put(a, s) if isinstance(a, jax.Array) and a.sharding != s else a
+            for a, s in zip(args, shardings)]

@@ -1,0 +1,79 @@
+"""Python numbers in the IR: how NumPy 2 types them (NEP 50), and parameter or constant.
+
+Part of the tensor. ``x + 2.0`` records the 2.0 as a ``SCALAR`` leaf whose dtype is the
+one NumPy 2 gives a *weak* Python scalar next to ``x`` (float32 next to float32), and raises
+``OverflowError`` at the call where NumPy would. Each number is a parameter (new values reuse the
+compiled program) unless ``BarrierPolicy(special_scalars=True)`` bakes 0 and 1 in. Never imports
+jax.
+"""
+
+from __future__ import annotations
+
+from typing import Final, TypeGuard
+
+import numpy as np
+
+from minilazy.core import dtypes
+from minilazy.core.dtypes import DType, Number
+from minilazy.core.infer import signature
+from minilazy.core.ir import COMPARISONS, Node, Op, constant_leaf, scalar_leaf
+from minilazy.core.state import ENGINE, OVERRIDE
+
+
+def is_weak(x: object) -> TypeGuard[Number]:
+    """True for a Python ``bool``, ``int``, ``float``, ``complex`` (weak in NEP 50, not NumPy's).
+
+    Example:
+        >>> is_weak(2.0), is_weak(np.float64(2.0))
+        (True, False)
+    """
+    return type(x) in (bool, int, float, complex)
+
+
+# (op, Python type, other dtype, scalar first) -> the dtype NumPy gives the weak scalar
+_WEAK: Final[dict[tuple[Op, type, DType, bool], DType]] = {}
+
+
+def weak_scalar(op: Op, value: Number, other: DType, scalar_first: bool) -> Node:
+    """A weak Python scalar as a leaf, typed as NumPy 2 types it next to ``other`` in ``op``.
+
+    Example:
+        >>> weak_scalar(Op.ADD, 2, dtypes.int8, scalar_first=False).dtype
+        dtype('int8')
+    """
+    key = (op, type(value), other, scalar_first)
+    dtype = _WEAK.get(key)
+    if dtype is None:
+        weak: type | DType = dtypes.bool_ if type(value) is bool else type(value)
+        sig = signature(op, weak, other) if scalar_first else signature(op, other, weak)
+        dtype = _WEAK[key] = sig[0] if scalar_first else sig[1]
+    if type(value) is int and dtype in dtypes.INTEGER:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            if op not in COMPARISONS:
+                dtypes.check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
+            # NumPy 2 compares with an out-of-range Python int exactly: widen, do not overflow.
+            wide = dtypes.int64 if value < 1 << 63 else dtypes.uint64
+            sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)
+            dtype = sig[0] if scalar_first else sig[1]
+            dtypes.check_scalar(value, dtype)
+    return scalar(value, dtype)
+
+
+def scalar(value: Number, dtype: DType) -> Node:
+    """The leaf for Python number ``value`` as ``dtype``: a parameter, or a baked-in constant.
+
+    With ``BarrierPolicy(special_scalars=True)``, 0 and 1 are constants (as in PyTorch/XLA), so
+    XLA can simplify ``x * 1`` or ``maximum(x, 0)``; the key then includes them.
+
+    Example:
+        >>> from minilazy.core import dtypes
+        >>> scalar(0.5, dtypes.float32).attrs
+        NoAttrs()
+    """
+    special = (OVERRIDE.get() or ENGINE.default).special_scalars
+    # A complex 0 or 1 stays a parameter: the Constant family holds an int.
+    if special and not isinstance(value, complex) and (
+            value == 1 or value == 0 and str(value)[0] != "-"):
+        return constant_leaf(value, dtype)
+    return scalar_leaf(value, dtype)

@@ -1,0 +1,271 @@
+r"""The engine's mutable state, in one place: policy, live tensors, pending count, lock.
+
+Core, just after the IR. Everything that changes while minilazy runs and is shared
+between core's modules lives here, each piece with one owner:
+
+- the barrier policy: a process-wide default (``set_policy``) and a per-thread, per-async-task
+  override (``with ml.policy(...)``) in a :class:`contextvars.ContextVar`;
+- the registry of live tensors (weak references), which ``mark_step`` materialises;
+- the count of nodes recorded since the last full barrier, which triggers auto-cuts;
+- the engine lock: barriers run one at a time, whichever thread calls them.
+
+The state holds tensors as handles (:class:`Handle`: a node and a device): the tensor module
+sits at the top of the engine, above the barrier, and nothing here or in the barrier needs
+its class.
+
+Never imports jax.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import dataclasses
+import os
+import sys
+import threading
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import FrameType
+from typing import Any, Final, Literal, Protocol
+
+from minilazy.core.ir import LEAVES, Device, Node
+
+
+class Handle(Protocol):
+    """What the engine's state and its barriers see of a tensor: a node and a device.
+
+    A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a :class:`~minilazy.core.tensor.
+    Tensor` is one (the tensor module, above the barrier, is what users hold).
+    """
+
+    _node: Node
+    _device: Device
+
+
+@dataclass(frozen=True)
+class BarrierPolicy:
+    """When to cut and what to materialise.
+
+    Attributes:
+        max_pending_nodes: auto-cut (a ``mark_step``) once this many pending nodes are
+            reachable from live tensors, so a loop without barriers stays bounded in memory and
+            time. Dead graphs do not count: a loop that drops its results never cuts.
+        observe_all: an observation (``item()``, ``numpy()``...) materialises every live pending
+            tensor, like ``mark_step``, instead of only the observed one.
+        eager: run every op as soon as it is recorded (op by op, for debugging).
+        donate: let ``mark_step`` reuse the buffers that nothing but the program reads any more
+            (an in-place parameter update then needs no new memory).
+        special_scalars: bake the Python numbers 0 and 1 into programs as constants instead of
+            passing them as parameters, as PyTorch/XLA does: XLA then simplifies ``x * 1``,
+            ``x + 0``, ``maximum(x, 0)``, and fused kernels run faster; a scalar that sometimes
+            is 0 or 1 compiles one program more for each.
+        max_depth: the longest chain of ops one compiled program may hold. A deeper graph is
+            run in stages of at most this depth (XLA's compile time grows faster than linearly
+            with depth, and very deep programs exhaust its stack).
+        fallback: what an op whose result shape depends on data (``x[mask]``, ``nonzero``,
+            ``unique_values``) does: ``"host"`` runs it on the host after a barrier on its
+            inputs, counted in ``ml.metrics().fallbacks``; ``"error"`` raises ``RuntimeError``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.policy(max_pending_nodes=100):
+        ...     ml.current_policy().max_pending_nodes
+        100
+    """
+
+    max_pending_nodes: int = 2048
+    observe_all: bool = False
+    eager: bool = False
+    donate: bool = True
+    special_scalars: bool = False
+    max_depth: int = 512
+    fallback: Literal["host", "error"] = "host"
+
+    def __post_init__(self) -> None:
+        if self.fallback not in ("host", "error"):
+            raise ValueError(f"fallback must be 'host' or 'error', got {self.fallback!r}")
+        for name in ("max_pending_nodes", "max_depth"):
+            value = getattr(self, name)
+            if type(value) is not int:
+                raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+            if value < 1:
+                raise ValueError(f"{name} must be >= 1, got {value}")
+
+
+class _Maker(threading.local):
+    """Per thread: whether this thread has made a tensor (a new thread starts without)."""
+
+    known = False
+
+
+class Registry:
+    """The live tensors, by weak reference: ``mark_step`` materialises the pending ones.
+
+    A dict of weak references, not a ``WeakSet``: copying its keys is one C call, so a thread
+    that iterates never sees another thread's insertion mid-way ("set changed size during
+    iteration"). A reference removes itself when its tensor dies. It also notes which threads
+    make tensors: while two or more of them run, a barrier cannot know that no other thread is
+    about to read a buffer, so nothing is donated.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> any(t is x for t in LIVE.tensors())
+        True
+    """
+
+    __slots__ = ("_refs", "_drop", "_maker", "_threads")
+
+    def __init__(self) -> None:
+        # A weak reference per tensor, as the key (it hashes as its tensor, by identity, and
+        # keeps that hash when the tensor dies): the callback removes it.
+        self._refs: dict[weakref.ref[Handle], None] = {}
+        self._drop = self._remove  # one bound method, not one per tensor
+        # The threads that made tensors, by ident. A thread-local flag, not the ident, says
+        # whether a thread is known: an ended thread's ident goes to the next thread started
+        # (a timer, say), which has made no tensor and must not count.
+        self._maker = _Maker()
+        self._threads: dict[int, threading.Thread] = {}
+
+    def add(self, t: Handle) -> None:
+        """Register ``t`` (once, when it is made)."""
+        self._refs[weakref.ref(t, self._drop)] = None
+        if not self._maker.known:  # this thread's first tensor
+            self._maker.known = True
+            self._threads[threading.get_ident()] = threading.current_thread()
+
+    def _remove(self, ref: weakref.ref[Handle]) -> None:
+        self._refs.pop(ref, None)
+
+    def tensors(self) -> list[Handle]:
+        """The live tensors now (strong references: they stay alive while the list does)."""
+        found = [r() for r in list(self._refs)]
+        return [t for t in found if t is not None]
+
+    def shared(self) -> bool:
+        """Whether two or more threads that are still running have made tensors."""
+        if len(self._threads) < 2:
+            return False
+        threads = list(self._threads.values())  # a copy: other threads may add
+        if len(threads) > 64:  # ended threads' entries, kept until now (a pool reuses idents)
+            for ident, thread in list(self._threads.items()):
+                if not thread.is_alive() and self._threads.get(ident) is thread:
+                    self._threads.pop(ident, None)
+        return sum(thread.is_alive() for thread in threads) > 1
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+
+class _Engine:
+    """The shared scalars of the engine state (see the module docstring)."""
+
+    __slots__ = ("default", "pending", "sites", "lock", "failures", "forked",
+                 "grads", "origins")
+
+    def __init__(self) -> None:
+        self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
+        self.pending = 0  # nodes recorded since the last full barrier (or the last live count)
+        self.sites = False  # record the user's file:line on each node (debug info)
+        # Barriers run one at a time. Re-entrant: an observation inside a barrier's listener
+        # (a debug printer) is a barrier too.
+        self.lock = threading.RLock()
+        self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
+        self.forked = False  # this process is a fork() child of one that had started JAX
+        # While a function is differentiated (``grads`` > 0), each barrier notes which node a
+        # result leaf stands for, so the backward pass walks through barriers (see autodiff).
+        self.grads = 0
+        self.origins: dict[Node, Node] | None = None
+
+
+ENGINE: Final = _Engine()
+LIVE: Final = Registry()
+# The policy of `with ml.policy(...)` blocks, per thread and per async task (None: the default).
+OVERRIDE: Final[contextvars.ContextVar[BarrierPolicy | None]] = contextvars.ContextVar(
+    "minilazy_policy", default=None)
+# The engine's own files: everything under minilazy/ but the conformance suite (user code).
+_ENGINE_PREFIX: Final = os.path.dirname(os.path.dirname(__file__)) + os.sep
+_USER_CODE: Final = "conformance" + os.sep
+
+
+def current_policy() -> BarrierPolicy:
+    """The barrier policy in force in this thread (or async task).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.current_policy().eager
+        False
+    """
+    return OVERRIDE.get() or ENGINE.default
+
+
+def set_policy(p: BarrierPolicy) -> None:
+    """Make ``p`` the default barrier policy of every thread, from now on.
+
+    A ``with ml.policy(...)`` block still overrides it where it is active.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.set_policy(ml.BarrierPolicy(max_pending_nodes=4096))
+        >>> ml.set_policy(ml.BarrierPolicy())
+    """
+    if not isinstance(p, BarrierPolicy):
+        raise TypeError(f"set_policy takes a BarrierPolicy, got {type(p).__name__}")
+    ENGINE.default = p
+
+
+def replaced(p: BarrierPolicy | None, changes: dict[str, Any]) -> BarrierPolicy:
+    """``p`` (or the current policy) with ``changes``; ``TypeError`` names an unknown field.
+
+    Example:
+        >>> replaced(None, {"eager": True}).eager
+        True
+    """
+    base = current_policy() if p is None else p
+    unknown = set(changes) - {f.name for f in dataclasses.fields(BarrierPolicy)}
+    if unknown:
+        raise TypeError(f"BarrierPolicy has no field {', '.join(sorted(unknown))}")
+    return dataclasses.replace(base, **changes)
+
+
+def _in_engine(filename: str) -> bool:
+    return filename.startswith(_ENGINE_PREFIX) and not filename[len(_ENGINE_PREFIX):].startswith(
+        _USER_CODE)
+
+
+def user_site() -> str | None:
+    """``file:line`` of the innermost caller outside the engine's modules.
+
+    Example:
+        >>> user_site() is None or ":" in user_site()
+        True
+    """
+    f: FrameType | None = sys._getframe(1)
+    while f is not None and _in_engine(f.f_code.co_filename):
+        f = f.f_back
+    return None if f is None else f"{f.f_code.co_filename}:{f.f_lineno}"
+
+
+def live_pending_nodes(tensors: Sequence[Handle], stop: int) -> int:
+    """How many distinct pending nodes the live ``tensors`` reach (counting stops at ``stop``).
+
+    What the auto-cut limit compares with: graphs no live tensor reaches are dead and never
+    computed, so they do not count. An iterative walk (no recursion, whatever the depth).
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,))
+        >>> y = ml.exp(x) + 1.0
+        >>> live_pending_nodes([y], 100)  # broadcast (of ones), exp, add
+        3
+    """
+    seen: set[Node] = set()
+    stack = [t._node for t in tensors if t._node.op not in LEAVES]
+    while stack and len(seen) < stop:
+        n = stack.pop()
+        if n in seen:
+            continue
+        seen.add(n)
+        stack.extend([o for o in n.operands if o.op not in LEAVES and o not in seen])
+    return len(seen)

@@ -1,0 +1,1 @@
+"""Looking at graphs: printers, Python code, the debugger, the metrics report, the reference."""

@@ -1,0 +1,304 @@
+"""The Python printer: a cut graph as plain minilazy code that records the same graph again.
+
+Part of ``minilazy.inspect``. :data:`PYTHON` maps every op to a rule writing the public call
+that records it (``ml.exp(v0)``, ``v1[2:, None]``, ``ml.sum(v3, axis=(1,))``); the few internal
+ops with no public function (``iota``, ``scatter_add``, an identity reshape) are written as
+:func:`replay` calls. Running the code rebuilds a graph with the same key: data are zeros of the
+right shape, which the key never looks at.
+"""
+
+from __future__ import annotations
+
+import cmath
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final
+
+from minilazy.core import attrs, dtypes, fft_rules, runtime
+from minilazy.core.attrs import (
+    NONE,
+    Attrs,
+    Axes,
+    Axis,
+    Constant,
+    Contract,
+    Conv,
+    Fft,
+    Index,
+    Linalg,
+    Permute,
+    Reduce,
+    Scan,
+    Sharding,
+    Sort,
+    mismatch,
+)
+from minilazy.core.cut import Cut
+from minilazy.core.dtypes import Scalar
+from minilazy.core.fft_rules import Norm
+from minilazy.core.index_rules import index_text
+from minilazy.core.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
+from minilazy.core.namespaced import Fn
+from minilazy.core.tensor import Tensor, record
+
+# Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
+__all__ = ["PYTHON", "attrs", "replay", "scalar", "source"]
+
+# A rule: (name of the result, the node, the operands' expressions) -> lines of code.
+Rule = Callable[[str, Node, Sequence[str]], list[str]]
+
+
+def replay(op: str, *operands: Tensor, attrs: Attrs = NONE, device: Device | None = None
+           ) -> Tensor:
+    """Record op ``op`` (its IR name) directly: for ops with no public function.
+
+    Example:
+        >>> from minilazy.core.attrs import Iota
+        >>> replay("iota", attrs=Iota((3,), 0, 4)).tolist()
+        [0, 1, 2]
+    """
+    dev = operands[0].device if operands else (device or runtime.default_device())
+    return record(Op(op), tuple(t._node for t in operands), attrs, dev)
+
+
+def scalar(value: Scalar, dtype: str) -> Tensor:
+    """A Python number as a scalar parameter of ``dtype`` (what ``x + 2.0`` records for 2.0).
+
+    Example:
+        >>> scalar(2.0, "float32").dtype
+        dtype('float32')
+    """
+    return Tensor(scalar_leaf(value, dtypes.canonical(dtype)), runtime.default_device())
+
+
+def _literal(value: object) -> str:
+    if isinstance(value, complex) and not cmath.isfinite(value):  # repr gives `inf+1j`: no literal
+        return f"complex({_literal(value.real)}, {_literal(value.imag)})"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"
+    return repr(value)
+
+
+def _call(fn: str, **kwargs: object) -> Rule:
+    extra = "".join(f", {k}={v!r}" for k, v in kwargs.items())
+    return lambda name, n, args: [f"{name} = ml.{fn}({', '.join(args)}{extra})"]
+
+
+def _elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = ml.{n.op.value}({', '.join(args)})"]
+
+
+def _code(value: object) -> str:
+    """An attribute as the expression that makes it: ``attrs.Iota((3,), 0, 4)``."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):  # a family or an index entry
+        return f"attrs.{type(value).__name__}({', '.join(map(_code, value))})"
+    if isinstance(value, tuple):
+        return f"({''.join(_code(v) + ', ' for v in value)})"
+    return repr(value)
+
+
+def _replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    ops = "".join(f", {a}" for a in args)
+    return [f"{name} = replay({n.op.value!r}{ops}, attrs={_code(n.attrs)})"]
+
+
+def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Reduce(axes, keepdims):
+            axis: object = axes
+            if n.op in (Op.ARGMAX, Op.ARGMIN):  # one axis, or None for all of them
+                axis = axes[0] if len(axes) == 1 and len(n.operands[0].shape) > 1 else None
+            keep = ", keepdims=True" if keepdims else ""
+            return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _cumsum(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Scan(axis, reverse):
+            if reverse:  # the VJP's scan from the end has no public function
+                return _replayed(name, n, args)
+            return [f"{name} = ml.cumulative_sum({args[0]}, axis={axis})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _conv(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Conv(strides, padding, lhs, rhs, groups, 1) if set(lhs) == {1} and all(
+                p >= 0 for pair in padding for p in pair):
+            return [f"{name} = ml.conv({args[0]}, {args[1]}, stride={strides!r}, "
+                    f"padding={padding!r}, dilation={rhs!r}, groups={groups})"]
+    return _replayed(name, n, args)  # the transposed convolutions of a VJP have no function
+
+
+def _sort(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Sort(axis, descending):
+            return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis}, descending={descending})"]
+    raise mismatch(n.op, n.attrs)
+
+
+# The linalg primitives whose public function records just that one node.
+_ONE_NODE: Final = {Fn.CHOLESKY: "cholesky", Fn.INV: "inv", Fn.DET: "det",
+                    Fn.EIGH_VALUES: "eigvalsh", Fn.SVD_S: "svdvals"}
+
+
+def _linalg(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Linalg(fn, _) if Fn(fn) in _ONE_NODE:
+            return [f"{name} = ml.linalg.{_ONE_NODE[Fn(fn)]}({args[0]})"]
+    return _replayed(name, n, args)  # one result of eigh, qr, svd, slogdet; solve (1-D case)
+
+
+def _fft(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Fft(kind, axes, lengths, norm):
+            return [f"{name} = ml.fft.{fft_rules.name(kind)}({args[0]}, s={lengths!r}, "
+                    f"axes={axes!r}, norm={Norm(norm).name.lower()!r})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Index():
+            return [f"{name} = {args[0]}[{index_text(n.attrs, args[1:])}]"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _setitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Index() if n.op is Op.SETITEM:
+            # a new handle on the same value, then the in-place update rebinds just that handle
+            return [f"{name} = ml.positive({args[0]})",
+                    f"{name}[{index_text(n.attrs, args[2:])}] = {args[1]}"]
+    return _replayed(name, n, args)  # scatter-add has no public function
+
+
+def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    if n.shape == n.operands[0].shape:  # ml.reshape would not record an identity
+        return _replayed(name, n, args)
+    return [f"{name} = ml.reshape({args[0]}, {n.shape!r})"]
+
+
+def _broadcast(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    if n.operands[0].op is Op.SCALAR:  # what ml.full records
+        return [f"{name} = ml.full({n.shape!r}, {args[0]}, dtype='{n.dtype}')"]
+    return [f"{name} = ml.broadcast_to({args[0]}, {n.shape!r})"]
+
+
+def _convert(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return [f"{name} = ml.astype({args[0]}, '{n.dtype}')"]
+
+
+def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Axis(axis):
+            return [f"{name} = ml.concat([{', '.join(args)}], axis={axis})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _tensordot(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Contract(a, b):
+            return [f"{name} = ml.tensordot({args[0]}, {args[1]}, axes=({a!r}, {b!r}))"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _permute_dims(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Permute(perm):
+            return [f"{name} = ml.permute_dims({args[0]}, {perm!r})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _flip(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Axes(axes):
+            return [f"{name} = ml.flip({args[0]}, axis={axes!r})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _placement(s: Sharding) -> str:
+    """The ``(mesh, spec)`` pair that places a tensor as ``s`` says, as code."""
+    where = [d.index for d in s.mesh.devices]
+    platform = s.mesh.devices[0].platform
+    devices = f"np.array([ml.devices({platform!r})[i] for i in {where}], dtype=object)"
+    return f"(ml.Mesh({devices}.reshape({s.mesh.shape}), {s.mesh.axis_names}), {s.spec!r})"
+
+
+def _shard(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Sharding():  # a copy of the handle is marked: the operand's own variable stays
+            return [f"{name} = ml.mark_sharding(ml.asarray({args[0]}, copy=True), "
+                    f"*{_placement(n.attrs)})"]
+    raise mismatch(n.op, n.attrs)
+
+
+def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    return []  # parameters are written by source itself
+
+
+PYTHON: Final[Mapping[Op, Rule]] = {
+    **{op: _elementwise for op in UNARY | BINARY},
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _replayed, Op.CONVERT: _convert,
+    Op.WHERE: _call("where"),
+    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
+                              Op.ALL)},
+    Op.CUMSUM: _cumsum, Op.SORT: _sort, Op.ARGSORT: _sort, Op.LINALG: _linalg, Op.FFT: _fft,
+    Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
+    Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
+    Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.SHARD: _shard,
+}
+
+
+def source(c: Cut, default: Device) -> str:
+    """The cut as a runnable minilazy program ending with ``outputs = [...]``.
+
+    Example:
+        >>> import numpy as np
+        >>> import minilazy as ml
+        >>> from minilazy.core.cut import cut
+        >>> x = ml.asarray(np.ones((2, 3), np.float32))
+        >>> print(source(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
+        import numpy as np
+        import minilazy as ml
+        from minilazy.inspect.pycode import attrs, replay, scalar
+        <BLANKLINE>
+        v0 = ml.asarray(np.zeros((2, 3), 'float32'))
+        v1 = ml.exp(v0)
+        v2 = v1[0, 2::-1]
+        outputs = [v2]
+    """
+    lines = ["import numpy as np", "import minilazy as ml",
+             "from minilazy.inspect.pycode import attrs, replay, scalar", ""]
+    names: list[str] = []
+    for i, (node, ins) in enumerate(zip(c.order, c.operands)):
+        if node.op is Op.SCALAR:
+            value = _literal(node.payload)
+            # a literal where public functions take it (with a tensor beside it: two numbers
+            # are no call's operands); else one scalar tensor, named, as its users share it
+            public = all(PYTHON[u.op] is not _replayed and (len(u.operands) == 1 or any(
+                o.op is not Op.SCALAR for o in u.operands)) for u in c.order if node in u.operands)
+            if public:
+                names.append(value)
+                continue
+            lines.append(f"v{i} = scalar({value}, '{node.dtype}')")
+            names.append(f"v{i}")
+            continue
+        name = f"v{i}"
+        names.append(name)
+        if node.op is Op.DATA:
+            where = "" if c.device == default else f", device=ml.devices({c.device.platform!r})" \
+                                                    f"[{c.device.index}]"
+            if type(node.attrs) is Sharding:
+                where = f", sharding={_placement(node.attrs)}"
+            lines.append(f"{name} = ml.asarray(np.zeros({node.shape!r}, '{node.dtype}'){where})")
+        else:
+            lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))
+    lines.append(f"outputs = [{', '.join(names[i] for i in c.outputs)}]")
+    if any(type(n.attrs) is Constant for n in c.order):  # 0 and 1 were baked in
+        body = lines[4:]
+        lines[4:] = ["with ml.policy(special_scalars=True):", *("    " + b for b in body)]
+    return "\n".join(lines)
+

@@ -1,0 +1,1 @@
+"""The persistent compile cache: programs compiled by earlier processes, on disk."""

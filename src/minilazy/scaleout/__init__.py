@@ -1,0 +1,1 @@
+"""Scale-out: sharding annotations on meshes and the multi-process launcher."""
