@@ -13,6 +13,7 @@ import time
 
 import pytest
 
+from minilazy.core import cluster
 from minilazy.core.cluster import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID, Cluster, env
 from minilazy.scaleout import launch as ml_launch
 from minilazy.scaleout.launch import launch
@@ -136,8 +137,7 @@ def test_the_launcher_never_imports_jax():
             "    sys.modules[name] = module = u.module_from_spec(spec)\n"
             "    spec.loader.exec_module(module)\n"
             "print('jax' in sys.modules)")
-    cluster_file = ml_launch.__file__.replace("launch.py", "cluster.py")
-    out = subprocess.run([sys.executable, "-c", code, cluster_file, ml_launch.__file__],
+    out = subprocess.run([sys.executable, "-c", code, cluster.__file__, ml_launch.__file__],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -192,7 +192,7 @@ def _gone(pid: int, limit: float = 10.0) -> bool:
 _BARE_LAUNCHER = [sys.executable, "-c", (
     "import runpy, sys, types\n"
     "sys.modules['minilazy'] = package = types.ModuleType('minilazy')\n"
-    f"package.__path__ = [{os.path.dirname(ml_launch.__file__)!r}]\n"
+    f"package.__path__ = [{os.path.dirname(os.path.dirname(ml_launch.__file__))!r}]\n"
     "runpy.run_module('minilazy.launch', run_name='__main__', alter_sys=True)")]
 
 # Each process starts a child of its own, writes both pids, and waits to be stopped.

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import minilazy as ml
 from minilazy.api import elementwise
-from minilazy.core import infer, lowering
+from minilazy.core import PIPELINE, infer, lowering
 from minilazy.core import ufunc_loops as loops
 from minilazy.core.attrs import At, Axis, Gap, Index, NewAxis, Reduce, Span, Take
 from minilazy.core.ir import BINARY, FAMILY, UNARY, Node, Op
@@ -37,15 +37,6 @@ MAY_IMPORT = {
     "demo": {"minilazy"},                   # a user of the public face only
 }
 FACES = {"__init__", "__main__", "launch", "optim", "random"}  # the top level's modules
-# Core in reading order (docs/internals.md): a module imports only modules before it.
-PIPELINE = [
-    "dtypes", "device", "attrs", "ir", "metrics", "state",                # the IR as data
-    "ufunc_loops", "index_rules", "window_rules", "fft_rules", "namespaced", "infer",  # rules
-    "scalars", "cut", "donation",                                         # cut and key
-    "lowering_x64", "lowering_int", "lowering_complex", "lowering",       # to XLA
-    "cluster", "runtime", "compile", "barrier",                           # run, cache, barrier
-    "host", "fallback", "indexing", "interop", "tensor",                  # the tensor on top
-]
 JAX_ALLOWED = {"core.lowering_x64", "core.lowering", "core.lowering_int", "core.lowering_complex",
                "core.runtime", "persist.executables"}
 

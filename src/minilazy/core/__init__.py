@@ -5,5 +5,23 @@ counters and the shared state), the rules of every op (``infer`` and the tables 
 cut and its key (``cut``, ``donation``), the lowering to XLA (``lowering``), one device
 (``runtime``), the compile cache (``compile``), the barrier (``barrier``), and on top the tensor
 that records ops and calls the barrier (``tensor``, with host data, indexing and interop). Core
-imports nothing of minilazy outside itself; a module imports only those before it here.
+imports nothing of minilazy outside itself; a module imports only those before it in
+:data:`PIPELINE` (``tests/test_structure.py`` checks both).
+
+Example:
+    >>> from minilazy.core import PIPELINE
+    >>> PIPELINE[0], PIPELINE[-1]
+    ('dtypes', 'tensor')
 """
+
+# Core's modules in reading order, grouped by stage: the docs read it, the structure test holds
+# the imports to it.
+PIPELINE = (
+    "dtypes", "device", "attrs", "ir", "metrics", "state",                   # the IR as data
+    "ufunc_loops", "index_rules", "window_rules", "fft_rules", "namespaced",  # op rules...
+    "infer",                                                                 # ...in one table
+    "scalars", "cut", "donation",                                            # cut and key
+    "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
+    "cluster", "runtime", "compile", "barrier",                              # run, cache, barrier
+    "host", "fallback", "indexing", "interop", "tensor",                     # the tensor on top
+)
