@@ -7,14 +7,15 @@ import importlib
 import os
 
 # XLA reads this when JAX starts its CPU client: the test session has 8 CPU devices, so that
-# sharded programs run partitioned over a mesh (tests/test_sharding.py), as on 8 accelerators.
+# sharded programs run partitioned over a mesh (tests/scaleout/test_sharding.py), as on 8
+# accelerators.
 _FLAG = "--xla_force_host_platform_device_count=8"
 if _FLAG.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
     os.environ["XLA_FLAGS"] = f"{os.environ.get('XLA_FLAGS', '')} {_FLAG}".strip()
 
 # The persistent compile cache is off for the session and the processes it starts: a test that
 # injects a fault into XLA's compile, or times one, must not find a program an earlier run left
-# on disk, and tests never fill the user's cache. tests/test_diskcache.py turns it on, in
+# on disk, and tests never fill the user's cache. tests/persist/test_diskcache.py turns it on, in
 # temporary directories.
 os.environ["MINILAZY_CACHE_DIR"] = ""
 
@@ -22,7 +23,7 @@ ADAPTERS = "src/minilazy/conformance/adapters"
 
 # The guide's adapter turns on jax_enable_x64 for its whole process when imported, as an outside
 # adapter may; minilazy must not (LZ-LOW-002), so it is checked in a subprocess of its own
-# (tests/test_conformance_libraries.py).
+# (tests/conformance/test_conformance_libraries.py).
 collect_ignore = [f"{ADAPTERS}/jax_numpy.py"]
 
 # tinygrad and MLX are optional: their adapters' examples run where the library is installed.

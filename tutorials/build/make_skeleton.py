@@ -4,7 +4,7 @@
 ``solution/tinylazy``: every function whose docstring has a line ``Assignment N, "Title": ...``
 keeps its signature and docstring, and its body becomes
 ``raise NotImplementedError("assignment N: see chapter N, Title")``. Everything else (the given
-infrastructure) is copied as it is. ``tests/test_course.py`` checks that the two stay in step.
+infrastructure) is copied as it is. ``tests/conformance/test_course.py`` checks that the two stay in step.
 """
 
 from __future__ import annotations

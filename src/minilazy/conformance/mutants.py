@@ -2,8 +2,8 @@
 
 An oracle that passes a broken implementation is not an oracle. Each factory below makes a
 :class:`~minilazy.conformance.toy.Toy` with one deliberate, realistic bug and the same declared
-capabilities (a mutant claims to conform). minilazy's ``tests/test_conformance.py`` runs the
-suite against each and checks that it fails exactly the rules the bug breaks. Name one with
+capabilities (a mutant claims to conform). minilazy's ``tests/conformance/test_conformance.py`` runs
+the suite against each and checks that it fails exactly the rules the bug breaks. Name one with
 ``--lazy-impl=minilazy.conformance.mutants:mutant_stale_cache`` (and so on).
 """
 

@@ -23,7 +23,7 @@ from minilazy.conformance.variants import ATTRIBUTES, EXTENSIONS, X
 Array = np.ndarray[Any, Any]
 # Not differentiable (integer, boolean or constant results), or differentiable only in a
 # convention central differences cannot see (cholesky reads one triangle of its input), or
-# complex (the FFTs: checked against jax.grad in tests/test_fft.py, not by the oracle yet).
+# complex (the FFTs: checked against jax.grad in tests/api/test_fft.py, not by the oracle yet).
 SKIPPED = {"argmax", "argmin", "any", "all", "astype", "searchsorted", "eye", "arange",
            "linspace", "full", "full_like", "cholesky", "irfft", "rfft"}
 # Ties: a derivative that depends on which tied element wins; these ops get distinct values.

@@ -5,9 +5,9 @@ argument tuple of *edge points* -- ties, zeros, domain bounds, and infinities wh
 is finite -- whose shapes the random points share (one compile per entry). Where the function is
 differentiable, the gradient is the derivative; where it is not (``abs`` at 0, ``maximum`` at a
 tie, ``sort`` with ties), it is JAX's convention, which minilazy's rules follow. A last test
-checks that the table records every op with a VJP rule and every option of those ops, so a new
-op without an entry fails. (Smooth points of each rule: tests/test_autodiff.py; linalg's and
-fft's rules on batches and complex matrices: tests/test_linalg.py, tests/test_fft.py.)
+checks that the table records every op with a VJP rule and every option of those ops, so a new op
+without an entry fails. (Smooth points of each rule: tests/autodiff/test_autodiff.py; linalg's and
+fft's rules on batches and complex matrices: tests/api/test_linalg.py, tests/api/test_fft.py.)
 """
 
 from __future__ import annotations

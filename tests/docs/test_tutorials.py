@@ -42,7 +42,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TUTORIALS = sorted((ROOT / "tutorials").glob("[0-9][0-9]_*.md"))
 SOLUTIONS = ROOT / "tutorials" / "solutions"
 

@@ -10,7 +10,7 @@ import re
 import minilazy as ml
 from minilazy.conformance.registry import ops, rules
 
-ROOT = pathlib.Path(__file__).parents[1]
+ROOT = pathlib.Path(__file__).parents[2]
 PROSE = (ROOT / "spec" / "lazytensor.md").read_text()
 RULE_LINE = re.compile(r"^\*\*(LZ-[A-Z]+-\d{3})\*\* "
                        r"\((MUST|SHOULD|MAY|\*implementation-defined\*)\) (.*)$", re.M)

@@ -21,7 +21,7 @@ from minilazy.conformance.mutants import MUTANTS
 from minilazy.conformance.mutate import CATALOGUE, family_mutants, run_all, score, table
 
 ADAPTERS = "minilazy.conformance.adapters"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # The rules each mutant's one bug breaks; the suite must fail these and no other.
 BREAKS = {
     # Shapes are not in the key: a graph of new shapes is not compiled anew.

@@ -15,7 +15,7 @@ from pathlib import Path
 from conformance_matrix import compact, main, render
 from minilazy.conformance.report import Results
 
-TOOL = Path(__file__).parents[1] / "tools" / "conformance_matrix.py"
+TOOL = Path(__file__).parents[2] / "tools" / "conformance_matrix.py"
 
 FAILURE = ("AssertionError: add(int16[2], -1.5): dtype float32 != float64\n"
            "assert False\n"

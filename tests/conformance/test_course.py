@@ -21,7 +21,7 @@ import pytest
 from minilazy.conformance.grade import LAST, staged
 from minilazy.conformance.registry import rules
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "tutorials" / "build"
 SOLUTION, SKELETON = BUILD / "solution", BUILD / "skeleton"
 MARK = re.compile(r'^\s*Assignment (\d+), "([^"]+)":', re.MULTILINE)

@@ -7,7 +7,7 @@ import io
 import pathlib
 import re
 
-README = pathlib.Path(__file__).parents[1] / "README.md"
+README = pathlib.Path(__file__).parents[2] / "README.md"
 
 
 def test_readme_example_compiles_once_in_100_steps():

@@ -10,7 +10,7 @@ checks against NumPy that every tensor keeps its value: the handler's exception 
 caller with every tensor as it was (pending, computed by the next barrier, never failed for
 good), and a handler's barrier gets the right values while the outer barrier completes.
 
-``tests/test_faults.py`` injects the program's own failures (a lone failing tensor then holds
+``tests/core/test_faults.py`` injects the program's own failures (a lone failing tensor then holds
 its error); this module injects what is not the program's fault.
 """
 

@@ -12,7 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-RUN = Path(__file__).resolve().parents[1] / "benchmarks" / "run.py"
+RUN = Path(__file__).resolve().parents[2] / "benchmarks" / "run.py"
 SYSTEMS = ("minilazy", "numpy", "jax-jit")
 WORKLOADS = {"record/tensor+tensor", "record/tensor+scalar", "record/chains", "graph100/scalars",
              "graph100/tensors", "mlp", "chain/1e6", "chain/1e7"}

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "data_parallel.py"
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "data_parallel.py"
 STEPS = "4"
 
 
