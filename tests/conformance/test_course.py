@@ -1,9 +1,10 @@
 """The course of ``tutorials/build``: students build LazyTensor themselves, graded by the oracle.
 
-The reference solution passes every rule of every assignment; the student skeleton fails at
-least one rule of each (so no assignment is done before it is written); and the two have the
-same modules, names and signatures, with each stub raising ``NotImplementedError`` that names
-its assignment. Each oracle run is one fresh process, as a student runs the grader.
+The reference solution passes every rule of every assignment; the student skeleton, made from
+it by ``make_skeleton.py`` (never committed: one copy of the code), fails at least one rule of
+each (so no assignment is done before it is written); and the two have the same modules, names
+and signatures, with each stub raising ``NotImplementedError`` that names its assignment. Each
+oracle run is one fresh process, as a student runs the grader.
 """
 
 from __future__ import annotations
@@ -23,8 +24,29 @@ from minilazy.conformance.registry import rules
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "tutorials" / "build"
-SOLUTION, SKELETON = BUILD / "solution", BUILD / "skeleton"
+SOLUTION = BUILD / "solution"
 MARK = re.compile(r'^\s*Assignment (\d+), "([^"]+)":', re.MULTILINE)
+
+
+@pytest.fixture(scope="module")
+def make_skeleton():
+    """tutorials/build/make_skeleton.py, imported as the course pages import it."""
+    sys.path.insert(0, str(BUILD))
+    try:
+        import make_skeleton
+    finally:
+        sys.path.remove(str(BUILD))
+    return make_skeleton
+
+
+@pytest.fixture(scope="module")
+def mywork(make_skeleton, tmp_path_factory) -> Path:
+    """A folder holding the skeleton, made by the command a student runs."""
+    out = tmp_path_factory.mktemp("mywork")
+    done = subprocess.run([sys.executable, str(BUILD / "make_skeleton.py"), str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "wrote" in done.stdout, done.stderr
+    return out
 
 
 def oracle(package: Path, tmp_path: Path) -> tuple[dict, str]:
@@ -58,8 +80,8 @@ def test_the_solution_passes_every_rule_of_every_assignment(tmp_path: Path) -> N
     assert not_passed == {}, tail
 
 
-def test_the_skeleton_fails_a_rule_of_every_assignment(tmp_path: Path) -> None:
-    report, tail = oracle(SKELETON, tmp_path)
+def test_the_skeleton_fails_a_rule_of_every_assignment(mywork: Path, tmp_path: Path) -> None:
+    report, tail = oracle(mywork, tmp_path)
     for stage, statuses in sorted(by_stage(report).items()):
         assert "failed" in statuses.values(), f"assignment {stage} passes unwritten: {statuses}"
 
@@ -86,12 +108,12 @@ def _modules(root: Path) -> list[str]:
     return sorted(p.name for p in (root / "tinylazy").glob("*.py"))
 
 
-def test_skeleton_and_solution_have_the_same_modules_names_and_signatures() -> None:
-    assert _modules(SKELETON) == _modules(SOLUTION)
+def test_skeleton_and_solution_have_the_same_modules_names_and_signatures(mywork: Path) -> None:
+    assert _modules(mywork) == _modules(SOLUTION)
     assert {"ir.py", "tracer.py", "barrier.py", "graph.py", "lowering.py", "runtime.py",
             "autodiff.py", "adapter.py"} <= set(_modules(SOLUTION))
     for name in _modules(SOLUTION):
-        assert _api(SKELETON / "tinylazy" / name) == _api(SOLUTION / "tinylazy" / name), name
+        assert _api(mywork / "tinylazy" / name) == _api(SOLUTION / "tinylazy" / name), name
 
 
 def _assignments(path: Path) -> dict[str, tuple[ast.FunctionDef, int]]:
@@ -104,11 +126,11 @@ def _assignments(path: Path) -> dict[str, tuple[ast.FunctionDef, int]]:
     return found
 
 
-def test_every_stub_raises_not_implemented_naming_its_assignment() -> None:
+def test_every_stub_raises_not_implemented_naming_its_assignment(mywork: Path) -> None:
     stages: set[int] = set()
-    for name in _modules(SKELETON):
+    for name in _modules(mywork):
         solution = _assignments(SOLUTION / "tinylazy" / name)
-        skeleton = _assignments(SKELETON / "tinylazy" / name)
+        skeleton = _assignments(mywork / "tinylazy" / name)
         assert set(skeleton) == set(solution), name
         for fn, (node, n) in skeleton.items():
             stages.add(n)
@@ -124,31 +146,44 @@ def test_every_stub_raises_not_implemented_naming_its_assignment() -> None:
     assert stages == set(range(1, LAST + 1))
 
 
-def test_a_stub_raises_when_called() -> None:
+def test_a_stub_raises_when_called(mywork: Path) -> None:
     code = ("import numpy as np\nfrom tinylazy.adapter import adapter\n"
             "a = adapter()\ntry:\n    a.apply('add', a.from_numpy(np.ones(2)), 1.0)\n"
             "except NotImplementedError as e:\n    print(e)\n")
-    env = {**os.environ, "PYTHONPATH": str(SKELETON)}
+    env = {**os.environ, "PYTHONPATH": str(mywork)}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=120)
     assert out.stdout.strip() == "assignment 1: see chapter 1, Record ops", out.stderr[-2000:]
 
 
-def test_the_skeleton_is_the_solution_with_its_assignments_stubbed(tmp_path: Path) -> None:
-    sys.path.insert(0, str(BUILD))
-    try:
-        import make_skeleton
-    finally:
-        sys.path.remove(str(BUILD))
+def test_the_skeleton_is_the_solution_with_its_assignments_stubbed(mywork: Path,
+                                                                  make_skeleton) -> None:
     for path in sorted((SOLUTION / "tinylazy").glob("*.py")):
         if path.name != "__init__.py":
-            want = make_skeleton.stub(path.read_text())
-            assert (SKELETON / "tinylazy" / path.name).read_text() == want, \
-                f"{path.name}: run python tutorials/build/make_skeleton.py"
+            assert (mywork / "tinylazy" / path.name).read_text() == \
+                make_skeleton.stub(path.read_text()), path.name
+
+
+def test_the_skeleton_command_never_overwrites_work(mywork: Path) -> None:
+    mine = mywork / "tinylazy" / "tracer.py"
+    before = mine.read_text()
+    done = subprocess.run([sys.executable, str(BUILD / "make_skeleton.py"), str(mywork)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "not overwritten" in done.stderr
+    assert mine.read_text() == before
+
+
+def test_no_skeleton_is_committed_beside_the_solution() -> None:
+    tracked = subprocess.run(["git", "ls-files", "tutorials/build"], cwd=ROOT, capture_output=True,
+                             text=True).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    assert [t for t in tracked if t.endswith(".py") and "/solution/" not in t] == \
+        ["tutorials/build/bench.py", "tutorials/build/make_skeleton.py"]
 
 
 @pytest.mark.parametrize("path", ["README.md"])
 def test_the_course_readme_shows_the_grader(path: str) -> None:
     text = (BUILD / path).read_text()
-    assert "cp -r tutorials/build/skeleton/tinylazy" in text
+    assert "python tutorials/build/make_skeleton.py mywork" in text
     assert "python -m minilazy.conformance.grade --assignment 1" in text

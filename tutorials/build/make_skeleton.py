@@ -1,21 +1,24 @@
-"""Derive the student skeleton from the reference solution (instructors: rerun after an edit).
+"""Make the student skeleton from the reference solution: your starting point for the course.
 
-``python tutorials/build/make_skeleton.py`` rewrites ``skeleton/tinylazy`` from
+``python tutorials/build/make_skeleton.py mywork`` writes ``mywork/tinylazy`` from
 ``solution/tinylazy``: every function whose docstring has a line ``Assignment N, "Title": ...``
 keeps its signature and docstring, and its body becomes
 ``raise NotImplementedError("assignment N: see chapter N, Title")``. Everything else (the given
-infrastructure) is copied as it is. ``tests/conformance/test_course.py`` checks that the two stay in step.
+infrastructure) is copied as it is. The skeleton is made, never kept beside the solution: there
+is one copy of the course's code (``tests/conformance/test_course.py`` grades what this makes).
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SOLUTION, SKELETON = HERE / "solution" / "tinylazy", HERE / "skeleton" / "tinylazy"
+SOLUTION = HERE / "solution" / "tinylazy"
 MARK = re.compile(r'^\s*Assignment (\d+), "([^"]+)":', re.MULTILINE)
 NOTE = ('"""tinylazy, the student skeleton: every ``NotImplementedError`` is yours to write.\n\n'
         "Start with assignment 1 (``tutorials/build/README.md``); the grader says what passes.\n")
@@ -43,18 +46,58 @@ def stub(source: str) -> str:
     return "".join(lines)
 
 
-def main() -> int:
-    """Write the skeleton; print what was stubbed."""
-    SKELETON.mkdir(parents=True, exist_ok=True)
+def write(out: Path) -> list[str]:
+    """Write the skeleton package ``out/tinylazy``; one line per module: what was stubbed."""
+    target = out / "tinylazy"
+    target.mkdir(parents=True, exist_ok=True)
+    done = []
     for path in sorted(SOLUTION.glob("*.py")):
         text = stub(path.read_text())
         if path.name == "__init__.py":
             text = NOTE + text.split('"""', 2)[1].split("\n", 1)[1] + '"""' + \
                 text.split('"""', 2)[2]
-        (SKELETON / path.name).write_text(text)
-        print(f"{path.name}: {len(MARK.findall(path.read_text()))} stubs")
+        (target / path.name).write_text(text)
+        done.append(f"{path.name}: {len(MARK.findall(path.read_text()))} stubs")
+    return done
+
+
+@functools.cache
+def skeleton() -> Path:
+    """A folder holding a fresh skeleton (made once per process): what the course pages grade."""
+    out = Path(tempfile.mkdtemp(prefix="tinylazy-skeleton-"))
+    write(out)
+    return out
+
+
+def stubs(stage: int) -> list[str]:
+    """The skeleton's functions that assignment ``stage`` asks for: signature, summary line."""
+    found = []
+    for path in sorted((skeleton() / "tinylazy").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef) and any(
+                    isinstance(s, ast.Raise) and f"assignment {stage}:" in ast.unparse(s)
+                    for s in node.body):
+                doc = (ast.get_docstring(node) or "").splitlines()[0]
+                found.append(f"{path.stem}.{node.name}({ast.unparse(node.args)})\n    {doc}")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    """``make_skeleton.py [FOLDER]``: write the skeleton into FOLDER (``mywork`` by default)."""
+    if len(argv) > 1 or argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.splitlines()[0] + "\n\nusage: python tutorials/build/make_skeleton.py "
+              "[FOLDER]   (default: mywork)", file=sys.stderr)
+        return 2 if len(argv) > 1 else 0
+    out = Path(argv[0] if argv else "mywork")
+    if (out / "tinylazy").exists():
+        print(f"{out / 'tinylazy'} exists: your work is not overwritten; pick another folder",
+              file=sys.stderr)
+        return 1
+    print("\n".join(write(out)))
+    print(f"wrote {out / 'tinylazy'}: grade it with python -m minilazy.conformance.grade "
+          f"--assignment 1 --impl tinylazy.adapter:adapter --path {out}")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
