@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from minilazy.conformance.oracle.strategies import DTYPES, arrays, elements, loop_exists, shapes
 from minilazy.conformance.registry import OpSpec
-from minilazy.conformance.strategies import DTYPES, arrays, elements, loop_exists, shapes
 
 __all__ = ["DTYPES", "SHAPES", "arrays", "elements", "loop_exists", "numpy_fn"]
 

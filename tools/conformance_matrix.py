@@ -18,7 +18,7 @@ passed and skipped tests (their counts stay), small enough to keep beside the pa
 regenerate it from.
 
 Example:
-    >>> from minilazy.conformance.report import Results
+    >>> from minilazy.conformance.tools.report import Results
     >>> r = Results()
     >>> r.add("t::a", "failed", ["LZ-BAR-001"], "add", "AssertionError: 1 != 2")
     >>> page = render([r.to_json({"name": "toy", "version": "1"})])
@@ -216,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Example:
         >>> import tempfile, os
-        >>> from minilazy.conformance.report import Results, write
+        >>> from minilazy.conformance.tools.report import Results, write
         >>> with tempfile.TemporaryDirectory() as d:
         ...     write(os.path.join(d, "r.json"), Results().to_json({"name": "toy"}))
         ...     main([os.path.join(d, "r.json"), "--out", os.path.join(d, "m.md")])

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from minilazy.conformance.mutants import MUTANTS
 from minilazy.conformance.mutate import CATALOGUE, family_mutants, run_all, score, table
+from minilazy.conformance.mutate.toy import MUTANTS
 
 ADAPTERS = "minilazy.conformance.adapters"
 ROOT = Path(__file__).resolve().parents[2]
@@ -118,7 +118,7 @@ def test_every_mutant_has_its_expected_rules() -> None:
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_the_oracle_catches_each_mutant_on_exactly_the_rules_it_breaks(mutant: str,
                                                                         tmp_path) -> None:
-    returncode, report, output = run_oracle(f"minilazy.conformance.mutants:{mutant}", tmp_path,
+    returncode, report, output = run_oracle(f"minilazy.conformance.mutate.toy:{mutant}", tmp_path,
                                             "--hypothesis-profile=ci-noshrink")
     assert returncode == 1, output
     assert failed(report) == BREAKS[mutant], output
@@ -206,7 +206,7 @@ def test_a_sample_of_the_mutants_is_killed_each_by_one_of_its_own_rules() -> Non
 def test_expected_failures_are_reported_and_must_keep_failing(tmp_path) -> None:
     xfails = tmp_path / "xfail.toml"
     xfails.write_text('[xfail]\n"LZ-BAR-001" = "mark_step is a no-op in this mutant"\n')
-    impl = "minilazy.conformance.mutants:mutant_barrier_does_nothing"
+    impl = "minilazy.conformance.mutate.toy:mutant_barrier_does_nothing"
     code, report, output = run_oracle(impl, tmp_path, "--lazy-rules=LZ-BAR-001",
                                       f"--lazy-xfail={xfails}")
     assert code == 0, output
@@ -221,7 +221,7 @@ def test_expected_failures_are_reported_and_must_keep_failing(tmp_path) -> None:
 def test_the_same_command_gives_the_same_report_from_any_directory(tmp_path) -> None:
     # From an empty directory and from this repository, whose pyproject.toml adds
     # --doctest-modules: the same tests, the same examples, the same per-test outcomes.
-    impl = "minilazy.conformance.mutants:mutant_strong_scalars"
+    impl = "minilazy.conformance.mutate.toy:mutant_strong_scalars"
     rules = "--lazy-rules=LZ-NUM-003,LZ-CACHE-003,LZ-REC-002"
     reports = []
     for i, where in enumerate([tmp_path, ROOT]):

@@ -85,7 +85,7 @@ def test_a_failure_becomes_a_script_without_minilazy(tmp_path) -> None:
     adapter_module("mlx_adapter")
     impl = f"{ADAPTERS}.mlx_adapter:mlx"
     oracle(impl, tmp_path, "--lazy-rules=LZ-NUM-001", "-k", "unary and exp and not expm1")
-    done = subprocess.run([sys.executable, "-m", "minilazy.conformance.repro", "--impl", impl,
+    done = subprocess.run([sys.executable, "-m", "minilazy.conformance.tools.repro", "--impl", impl,
                            str(tmp_path / "report.json"), "--out", str(tmp_path / "repro")],
                           capture_output=True, text=True, timeout=300)
     scripts = sorted((tmp_path / "repro").glob("repro_*.py"))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from conformance_matrix import compact, main, render
-from minilazy.conformance.report import Results
+from minilazy.conformance.tools.report import Results
 
 TOOL = Path(__file__).parents[2] / "tools" / "conformance_matrix.py"
 

@@ -65,7 +65,7 @@ def test_the_toy_passes_assignment_1_and_a_mutant_is_told_what_broke():
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"score: {len(staged(1))}/{len(staged(1))} rules (100%)" in done.stdout
     done = _grade("--assignment", "1", "--impl",
-                  "minilazy.conformance.mutants:mutant_strong_scalars")
+                  "minilazy.conformance.mutate.toy:mutant_strong_scalars")
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "LZ-NUM-003 (assignment 1, failed): Python scalars are weak" in done.stdout
     assert "first failing test: suite/" in done.stdout

@@ -15,7 +15,7 @@ import sys
 import time
 from pathlib import Path
 
-from minilazy.conformance import isolation
+from minilazy.conformance.tools import isolation
 
 CRASHY = """
 import os, signal

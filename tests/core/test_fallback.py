@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.conformance.strategies import DTYPES, elements, shapes
+from minilazy.conformance.oracle.strategies import DTYPES, elements, shapes
 from minilazy.conformance.suite.test_fallback import mask_key
 from minilazy.core import runtime
 

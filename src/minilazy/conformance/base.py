@@ -62,9 +62,9 @@ class BaseAdapter:
     dtype_policy: DtypePolicy = DtypePolicy()
     namespace: Any = None  # the module (or class) whose functions implement the ops
     renames: ClassVar[Mapping[str, str]] = {}  # op -> the namespace's name for it
-    # For bug reports without minilazy (``python -m minilazy.conformance.repro``): the library's
-    # import as Python source, defining ``array(host)`` and ``value(x)`` like the hooks below,
-    # and the name the namespace is imported as.
+    # For bug reports without minilazy (``python -m minilazy.conformance.tools.repro``): the
+    # library's import as Python source, defining ``array(host)`` and ``value(x)`` like the hooks
+    # below, and the name the namespace is imported as.
     repro_prelude: ClassVar[str] = ""
     repro_namespace: ClassVar[str] = ""
 

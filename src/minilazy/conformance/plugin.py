@@ -31,7 +31,6 @@ from typing import Any, cast
 
 import pytest
 
-from minilazy.conformance import isolation, report, xfail
 from minilazy.conformance.adapter import (
     DEFAULT_IMPL,
     IMPL_VARIABLE,
@@ -46,6 +45,7 @@ from minilazy.conformance.adapter import (
 )
 from minilazy.conformance.oracle import applied_deviations, use_policy
 from minilazy.conformance.registry import ops, rules
+from minilazy.conformance.tools import isolation, report, xfail
 
 SUITE_PARTS = ("minilazy", "conformance", "suite")
 SHOULD_FAILED = "SHOULD rule failed (reported, not fatal)"

@@ -8,7 +8,7 @@ closure once per key, and *executed* with the leaves as parameters. Python scala
 too (weak, as NumPy 2 types them), so a new learning rate reuses the compiled closure.
 
 It is also the oracle's test subject: :class:`Toy` passes the conformance suite for what it
-declares (``--lazy-impl=minilazy.conformance.toy:toy``), and :mod:`~minilazy.conformance.mutants`
+declares (``--lazy-impl=minilazy.conformance.toy:toy``), and :mod:`~minilazy.conformance.mutate.toy`
 breaks it in one place each, which the suite must notice. Nothing here imports minilazy's engine.
 """
 

@@ -32,7 +32,7 @@ import numpy as np
 from minilazy.conformance.adapter import Counters, DtypePolicy
 from minilazy.conformance.base import OPERATORS as BASE_OPERATORS
 from minilazy.conformance.base import BaseAdapter
-from minilazy.conformance.windows import pair
+from minilazy.conformance.oracle.windows import pair
 
 try:
     from tinygrad.device import Device

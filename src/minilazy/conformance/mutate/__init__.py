@@ -37,7 +37,7 @@ LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "mat
                 "pinv", "trace", "diagonal", "vector_norm",
                 "matrix_transpose", "solve", "eigh", "svd", "qr")
 FFT_SITES = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn")
-TOY = "minilazy.conformance.mutants"
+TOY = "minilazy.conformance.mutate.toy"
 
 
 @dataclass(frozen=True)

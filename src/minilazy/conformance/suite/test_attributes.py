@@ -15,10 +15,10 @@ import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import numpy_apply
+from minilazy.conformance.oracle.strategies import dtypes_for
+from minilazy.conformance.oracle.variants import ATTRIBUTES, EXTENSIONS
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import dtypes_for
 from minilazy.conformance.suite.util import fresh
-from minilazy.conformance.variants import ATTRIBUTES, EXTENSIONS
 
 Array = np.ndarray[Any, Any]
 

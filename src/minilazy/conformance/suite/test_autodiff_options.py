@@ -1,7 +1,7 @@
 """A gradient for every option of every differentiable op (LZ-AD-001).
 
-The calls of :mod:`minilazy.conformance.variants` (each attribute of each op family, one value
-at a time) in float64, each differentiated through ``sum(op(...) * w)`` for random weights and
+The calls of :mod:`minilazy.conformance.oracle.variants` (each attribute of each op family, one
+value at a time) in float64, each differentiated through ``sum(op(...) * w)`` for random weights and
 checked against central differences: a VJP rule wrong for one option only (a descending sort
 scattered through the ascending order, one ``norm`` of an FFT, a window's stride) fails here.
 """
@@ -17,8 +17,8 @@ import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import numpy_apply
+from minilazy.conformance.oracle.variants import ATTRIBUTES, EXTENSIONS, X
 from minilazy.conformance.suite.test_scans import check_gradient
-from minilazy.conformance.variants import ATTRIBUTES, EXTENSIONS, X
 
 Array = np.ndarray[Any, Any]
 # Not differentiable (integer, boolean or constant results), or differentiable only in a

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close, numpy_apply
-from minilazy.conformance.programgen import programs
-from minilazy.conformance.programs import (
+from minilazy.conformance.oracle.programgen import programs
+from minilazy.conformance.oracle.programs import (
     AdapterMachine,
     NumpyMachine,
     Op,
@@ -28,7 +28,7 @@ from minilazy.conformance.programs import (
     with_seeds,
     with_shape,
 )
-from minilazy.conformance.strategies import dtypes_for, examples
+from minilazy.conformance.oracle.strategies import dtypes_for, examples
 from minilazy.conformance.suite.test_hashing import new_floats
 from minilazy.conformance.suite.util import counting, explain, fresh, settle, typed
 

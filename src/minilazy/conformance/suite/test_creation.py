@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.oracle.strategies import WIDE, allowed, arrays, dtypes_for, shapes
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import WIDE, allowed, arrays, dtypes_for, shapes
 from minilazy.conformance.suite.test_reductions import raised_at_the_call
 from minilazy.conformance.suite.util import explain_call, fresh
 

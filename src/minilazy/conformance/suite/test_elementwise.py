@@ -16,8 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply, numpy_inplace
-from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import (
+from minilazy.conformance.oracle.strategies import (
     COMPLEX,
     allowed,
     arrays,
@@ -27,6 +26,7 @@ from minilazy.conformance.strategies import (
     elements,
     examples,
 )
+from minilazy.conformance.registry import ops
 from minilazy.conformance.suite.util import explain_call, fresh, observe_all
 
 Array = np.ndarray[Any, Any]

@@ -12,8 +12,8 @@ import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.oracle.strategies import DTYPES, dtypes_for, loop_exists
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import DTYPES, dtypes_for, loop_exists
 from minilazy.conformance.suite.util import counting
 
 Bad = Callable[[OptionalAdapter, Any], Any]

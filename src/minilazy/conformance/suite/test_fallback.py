@@ -23,7 +23,7 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close
-from minilazy.conformance.strategies import dtypes_for, elements, examples, shapes
+from minilazy.conformance.oracle.strategies import dtypes_for, elements, examples, shapes
 from minilazy.conformance.suite.test_errors import _impossible, raised
 from minilazy.conformance.suite.test_indexing import fits_into
 from minilazy.conformance.suite.util import counting, fresh, leave_by_raising

@@ -14,8 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from minilazy.conformance.adapter import OptionalAdapter
-from minilazy.conformance.programgen import programs
-from minilazy.conformance.programs import (
+from minilazy.conformance.oracle.programgen import programs
+from minilazy.conformance.oracle.programs import (
     AdapterMachine,
     Program,
     Scalar,
@@ -27,7 +27,7 @@ from minilazy.conformance.programs import (
     with_seeds,
     with_shape,
 )
-from minilazy.conformance.strategies import dtypes_for, examples
+from minilazy.conformance.oracle.strategies import dtypes_for, examples
 from minilazy.conformance.suite.util import require_graphs, settle
 
 NEW_SHAPES = [(5, 3), (7,), (2, 1, 6)]
@@ -55,7 +55,7 @@ def test_keys_are_the_same_in_a_fresh_process_with_another_hash_seed(
     progs = list(vectors().values())
     here = [keys(adapter, p) for p in progs]
     seed = "0" if os.environ.get("PYTHONHASHSEED") not in ("0", None) else "12345"
-    out = subprocess.run([sys.executable, "-m", "minilazy.conformance.programs", lazy_impl],
+    out = subprocess.run([sys.executable, "-m", "minilazy.conformance.oracle.programs", lazy_impl],
                          input="".join(dumps(p) + "\n" for p in progs), capture_output=True,
                          text=True, env={**os.environ, "PYTHONHASHSEED": seed}, timeout=300)
     assert out.returncode == 0, out.stderr

@@ -26,8 +26,8 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.oracle.strategies import DTYPES, allowed, arrays, dtypes_for, shapes
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import DTYPES, allowed, arrays, dtypes_for, shapes
 from minilazy.conformance.suite.util import counting, fresh
 
 Array = np.ndarray[Any, Any]

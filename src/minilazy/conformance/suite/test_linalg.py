@@ -18,10 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance import matrices
 from minilazy.conformance.adapter import OptionalAdapter
-from minilazy.conformance.oracle import assert_close
-from minilazy.conformance.strategies import allowed, arrays, dtypes_for
+from minilazy.conformance.oracle import assert_close, matrices
+from minilazy.conformance.oracle.strategies import allowed, arrays, dtypes_for
 from minilazy.conformance.suite.util import counting, fresh, settle
 
 Array = np.ndarray[Any, Any]

@@ -9,8 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from minilazy.conformance.adapter import OptionalAdapter
-from minilazy.conformance.programgen import programs
-from minilazy.conformance.programs import (
+from minilazy.conformance.oracle.programgen import programs
+from minilazy.conformance.oracle.programs import (
     AdapterMachine,
     Instruction,
     NumpyMachine,
@@ -20,8 +20,8 @@ from minilazy.conformance.programs import (
     vectors,
     with_barriers,
 )
+from minilazy.conformance.oracle.strategies import dtypes_for, examples
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import dtypes_for, examples
 from minilazy.conformance.suite.util import check_program, settle
 
 VECTORS = vectors()

@@ -12,8 +12,8 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply, numpy_inplace
+from minilazy.conformance.oracle.strategies import arrays, dtypes_for
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import arrays, dtypes_for
 from minilazy.conformance.suite.util import counting, settle, typed
 
 Array = np.ndarray[Any, Any]

@@ -16,8 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies, supports
 from minilazy.conformance.oracle import assert_close, numpy_apply, reduction_bound
-from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import (
+from minilazy.conformance.oracle.strategies import (
     BOUND,
     allowed,
     arrays,
@@ -26,6 +25,7 @@ from minilazy.conformance.strategies import (
     dtypes_for,
     examples,
 )
+from minilazy.conformance.registry import ops
 from minilazy.conformance.suite.test_errors import names_shape, raised
 from minilazy.conformance.suite.util import counting, explain_call, fresh
 

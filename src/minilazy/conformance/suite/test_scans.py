@@ -22,8 +22,8 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.oracle.strategies import allowed, arrays, dtypes_for
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import allowed, arrays, dtypes_for
 from minilazy.conformance.suite.test_autodiff import numeric_grad
 from minilazy.conformance.suite.test_errors import names_shape, raised
 from minilazy.conformance.suite.util import counting, fresh, settle

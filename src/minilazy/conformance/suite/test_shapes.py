@@ -13,8 +13,8 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply
+from minilazy.conformance.oracle.strategies import WIDE, allowed, arrays, dtypes_for
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import WIDE, allowed, arrays, dtypes_for
 from minilazy.conformance.suite.util import fresh
 
 Array = np.ndarray[Any, Any]

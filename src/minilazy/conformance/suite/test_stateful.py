@@ -20,9 +20,9 @@ from hypothesis.stateful import (
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import numpy_apply
-from minilazy.conformance.programgen import ELEMENTWISE, SCALARS
+from minilazy.conformance.oracle.programgen import ELEMENTWISE, SCALARS
+from minilazy.conformance.oracle.strategies import examples
 from minilazy.conformance.registry import ops
-from minilazy.conformance.strategies import examples
 from minilazy.conformance.suite.util import settle
 
 Array = np.ndarray[Any, Any]

@@ -20,10 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from minilazy.conformance import windows
 from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
-from minilazy.conformance.oracle import assert_close
-from minilazy.conformance.strategies import allowed, arrays, dtypes_for
+from minilazy.conformance.oracle import assert_close, windows
+from minilazy.conformance.oracle.strategies import allowed, arrays, dtypes_for
 from minilazy.conformance.suite.test_errors import names_shape, raised
 from minilazy.conformance.suite.test_scans import check_gradient
 from minilazy.conformance.suite.util import counting, fresh, settle

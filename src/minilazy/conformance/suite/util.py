@@ -12,10 +12,9 @@ import pytest
 from hypothesis import note
 from hypothesis.errors import InvalidArgument
 
-from minilazy.conformance import isolation
 from minilazy.conformance.adapter import Counters, OptionalAdapter
 from minilazy.conformance.oracle import assert_close
-from minilazy.conformance.programs import (
+from minilazy.conformance.oracle.programs import (
     AdapterMachine,
     NumpyMachine,
     Program,
@@ -24,6 +23,7 @@ from minilazy.conformance.programs import (
     run,
     to_python,
 )
+from minilazy.conformance.tools import isolation
 
 Array = np.ndarray[Any, Any]
 
@@ -232,7 +232,7 @@ def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",
     follow NumPy's decisions (the observed values they depend on are checked too).
 
     Example:
-        >>> from minilazy.conformance.programs import Program
+        >>> from minilazy.conformance.oracle.programs import Program
         >>> from minilazy.conformance.toy import toy
         >>> check_program(toy(), Program((), (), 0)).observations  # outside Hypothesis: printed
         program as Python:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from minilazy.conformance.programs.form import (
+from minilazy.conformance.oracle.programs.form import (
     Assign,
     Barrier,
     Branch,
@@ -38,12 +38,12 @@ def to_python(p: Program, api: str = "adapter", impl: str = "") -> str:
     """``p`` as a plain Python script against the adapter API, or minilazy's (``api="minilazy"``).
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Num, Observe, Op, Program, Ref
+        >>> from minilazy.conformance.oracle.programs import Leaf, Num, Observe, Op, Program, Ref
         >>> p = Program((Leaf("int8", (2,), 0),), (Op(1, "add", (Ref(0), Num(1))), Observe(1)), 2)
         >>> print(to_python(p, api="minilazy"))
         import numpy as np
         import minilazy as ml
-        from minilazy.conformance.programs import leaf_data
+        from minilazy.conformance.oracle.programs import leaf_data
         v0 = ml.asarray(leaf_data('int8', (2,), seed=0))
         v1 = ml.add(v0, 1)
         print('v1', v1.numpy())
@@ -55,7 +55,7 @@ def to_python(p: Program, api: str = "adapter", impl: str = "") -> str:
     else:
         lines += ["from minilazy.conformance.adapter import load"]
         new, to_host, barrier = "a.from_numpy({})", "a.to_numpy({})", "a.barrier()"
-    lines += ["from minilazy.conformance.programs import leaf_data"]
+    lines += ["from minilazy.conformance.oracle.programs import leaf_data"]
     if api != "minilazy":
         lines += [f"a = load({impl!r})" if impl else "a = load()"]
     for n, x in enumerate(p.leaves):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from minilazy.conformance.programs.form import (
+from minilazy.conformance.oracle.programs.form import (
     Barrier,
     Branch,
     Instruction,
@@ -22,7 +22,7 @@ def with_seeds(p: Program, offset: int) -> Program:
     """The same program on new data: every leaf's seed moved by ``offset``.
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Program
+        >>> from minilazy.conformance.oracle.programs import Leaf, Program
         >>> with_seeds(Program((Leaf("int8", (), 1),), (), 1), 5).leaves[0].seed
         6
     """
@@ -34,7 +34,7 @@ def with_shape(p: Program, shape: tuple[int, ...]) -> Program:
     """The same program with every leaf of shape ``shape`` (valid for elementwise programs).
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Program
+        >>> from minilazy.conformance.oracle.programs import Leaf, Program
         >>> with_shape(Program((Leaf("int8", (), 1),), (), 1), (2, 2)).leaves[0].shape
         (2, 2)
     """
@@ -46,7 +46,7 @@ def with_dtypes(p: Program, dtypes: Sequence[str]) -> Program:
     """The same program with leaf ``i`` of dtype ``dtypes[i]`` (NumPy says whether it is valid).
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Program
+        >>> from minilazy.conformance.oracle.programs import Leaf, Program
         >>> with_dtypes(Program((Leaf("int8", (), 1),), (), 1), ["int16"]).leaves[0].dtype
         'int16'
     """
@@ -58,7 +58,7 @@ def observing_all(p: Program) -> Program:
     """The same program, then an observation of every value its top level holds.
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Observe, Op, Program, Ref
+        >>> from minilazy.conformance.oracle.programs import Leaf, Observe, Op, Program, Ref
         >>> p = Program((Leaf("int8", (), 1),), (Op(1, "negative", (Ref(0),)),), 2)
         >>> observing_all(p).body[-2:]
         (Observe(slot=0), Observe(slot=1))
@@ -86,7 +86,7 @@ def with_scalars(p: Program, change: Callable[[Scalar], Scalar]) -> Program:
     """The same program with every Python scalar operand ``v`` replaced by ``change(v)``.
 
     Example:
-        >>> from minilazy.conformance.programs import Num, Op, Program
+        >>> from minilazy.conformance.oracle.programs import Num, Op, Program
         >>> p = Program((), (Op(0, "add", (Num(1), Num(2))),), 1)
         >>> with_scalars(p, lambda v: v + 1).body[0].args
         (Num(value=2), Num(value=3))
@@ -101,7 +101,7 @@ def with_barriers(p: Program, where: Callable[[], bool]) -> Program:
     """The same program with a :class:`Barrier` after each instruction where ``where()`` says.
 
     Example:
-        >>> from minilazy.conformance.programs import Observe, Program
+        >>> from minilazy.conformance.oracle.programs import Observe, Program
         >>> len(with_barriers(Program((), (Observe(0), Observe(0)), 1), lambda: True).body)
         4
     """

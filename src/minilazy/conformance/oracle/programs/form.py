@@ -1,7 +1,8 @@
 """The program form: leaves, instructions over numbered slots, and the data of the leaves.
 
-The data structures of :mod:`minilazy.conformance.programs`, small frozen values a student can
-print. Everything else (JSON, variants, interpretation, printing) is a function of these.
+The data structures of :mod:`minilazy.conformance.oracle.programs`, small frozen values a
+student can print. Everything else (JSON, variants, interpretation, printing) is a function of
+these.
 """
 
 from __future__ import annotations

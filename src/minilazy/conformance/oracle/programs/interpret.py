@@ -11,8 +11,8 @@ import numpy as np
 
 from minilazy.conformance.adapter import Adapter, OptionalAdapter
 from minilazy.conformance.oracle import numpy_apply
-from minilazy.conformance.programs.codec import loads
-from minilazy.conformance.programs.form import (
+from minilazy.conformance.oracle.programs.codec import loads
+from minilazy.conformance.oracle.programs.form import (
     Array,
     Assign,
     Barrier,
@@ -193,7 +193,7 @@ def run(p: Program, machine: Machine, decisions: Sequence[bool] | None = None,
     ``repr``. The run's values die when it returns: only the trace's host arrays remain.
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Num, Observe, Op, Program, Ref
+        >>> from minilazy.conformance.oracle.programs import Leaf, Num, Observe, Op, Program, Ref
         >>> p = Program((Leaf("int8", (2,), 0),), (Op(1, "add", (Ref(0), Num(1))), Observe(1)), 2)
         >>> run(p, NumpyMachine()).observations[0][1].dtype
         dtype('int8')
@@ -204,14 +204,14 @@ def run(p: Program, machine: Machine, decisions: Sequence[bool] | None = None,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    r"""``python -m minilazy.conformance.programs IMPL``: key traces of the programs on stdin.
+    r"""``python -m minilazy.conformance.oracle.programs IMPL``: key traces of programs on stdin.
 
     Reads one program's JSON per line, runs each on the implementation ``IMPL`` (a
     ``module:factory`` name), and prints the ``repr`` of its keys as a JSON list per line: what
     LZ-HASH-001 compares across processes.
 
     Example:
-        >>> from minilazy.conformance.programs import Leaf, Observe, Op, Program, Ref, dumps
+        >>> from minilazy.conformance.oracle.programs import Leaf, Observe, Op, Program, Ref, dumps
         >>> import io, sys
         >>> p = Program((Leaf("int8", (2,), 0),), (Op(1, "negative", (Ref(0),)), Observe(1)), 2)
         >>> sys.stdin, stdin = io.StringIO(dumps(p) + "\n"), sys.stdin

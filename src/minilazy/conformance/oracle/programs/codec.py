@@ -7,7 +7,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from minilazy.conformance.programs.form import (
+from minilazy.conformance.oracle.programs.form import (
     Assign,
     Barrier,
     Branch,
@@ -91,7 +91,7 @@ def dumps(p: Program) -> str:
     """The program as JSON text (:func:`loads` reads it back).
 
     Example:
-        >>> from minilazy.conformance.programs import Barrier, Program, dumps
+        >>> from minilazy.conformance.oracle.programs import Barrier, Program, dumps
         >>> dumps(Program((), (Barrier(),), slots=0))
         '{"version": 1, "slots": 0, "leaves": [], "body": [{"kind": "barrier"}]}'
     """

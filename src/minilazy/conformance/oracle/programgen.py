@@ -1,6 +1,6 @@
 """Random well-typed programs, generated (and shrunk) by Hypothesis.
 
-:func:`programs` draws a :class:`~minilazy.conformance.programs.Program`: leaves, then ops on
+:func:`programs` draws a :class:`~minilazy.conformance.oracle.programs.Program`: leaves, then ops on
 earlier values and Python scalars, barriers, syncs, observations, branches on observed values and
 repeated blocks whose loop-carried values keep their type. Every op is checked as it is drawn by
 running NumPy on zero-filled dummies of the operands' shapes and dtypes (NumPy's own shape and
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.oracle import numpy_apply
-from minilazy.conformance.programs import (
+from minilazy.conformance.oracle.programs import (
     Assign,
     Barrier,
     Branch,
@@ -205,7 +205,7 @@ def programs(draw: Draw, dtypes: Sequence[np.dtype[Any]], size: int = 8,
         dtypes: the leaves' dtypes are drawn from these.
         size: the most instructions of the top-level block.
         elementwise_only: only elementwise ops and ``where``, on leaves of one shape: valid on
-            leaves of any other shape (:func:`~minilazy.conformance.programs.with_shape`).
+            leaves of any other shape (:func:`~minilazy.conformance.oracle.programs.with_shape`).
         control: allow branches (without, a program's structure never depends on its data).
         barriers: allow ``mark_step`` and ``sync`` (without, only observations cut).
 

@@ -1,6 +1,6 @@
 """Turn an oracle failure into a standalone script for the library's bug tracker.
 
-``python -m minilazy.conformance.repro --impl MODULE:FACTORY REPORT.json [TEST_ID ...]
+``python -m minilazy.conformance.tools.repro --impl MODULE:FACTORY REPORT.json [TEST_ID ...]
 [--out DIR]`` reads the failures of a JSON report (``--spec-report``) and, for each one whose
 failing example is a single op call (the value tests of ops), writes a script that needs only
 the library and NumPy: it makes the inputs, calls the op as the library spells it, computes
@@ -34,7 +34,7 @@ Rule {rules}
 Seen on {library} {version}; the oracle's test: {test}.
 Failure: {message}
 
-Reduced by `python -m minilazy.conformance.repro`; needs only {library} and NumPy. Exits 1
+Reduced by `python -m minilazy.conformance.tools.repro`; needs only {library} and NumPy. Exits 1
 while the bug is there, 0 once it is fixed.
 """
 
@@ -123,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> main.__name__
         'main'
     """
-    parser = argparse.ArgumentParser(prog="python -m minilazy.conformance.repro")
+    parser = argparse.ArgumentParser(prog="python -m minilazy.conformance.tools.repro")
     parser.add_argument("report", type=Path, help="a JSON report of the oracle")
     parser.add_argument("tests", nargs="*", help="failed tests to reduce (default: all)")
     parser.add_argument("--impl", required=True, help="the adapter: MODULE:FACTORY")

@@ -11,8 +11,8 @@ keeping) and :func:`to_python` prints it as a plain script. Nothing here imports
 engine; ``programgen`` generates programs with Hypothesis.
 """
 
-from minilazy.conformance.programs.codec import dumps, from_json, loads, vectors
-from minilazy.conformance.programs.form import (
+from minilazy.conformance.oracle.programs.codec import dumps, from_json, loads, vectors
+from minilazy.conformance.oracle.programs.form import (
     Assign,
     Barrier,
     Branch,
@@ -29,7 +29,7 @@ from minilazy.conformance.programs.form import (
     Sync,
     leaf_data,
 )
-from minilazy.conformance.programs.interpret import (
+from minilazy.conformance.oracle.programs.interpret import (
     AdapterMachine,
     Machine,
     NumpyMachine,
@@ -37,8 +37,8 @@ from minilazy.conformance.programs.interpret import (
     main,
     run,
 )
-from minilazy.conformance.programs.printer import to_python
-from minilazy.conformance.programs.variants import (
+from minilazy.conformance.oracle.programs.printer import to_python
+from minilazy.conformance.oracle.programs.variants import (
     observing_all,
     with_barriers,
     with_dtypes,

@@ -4,7 +4,7 @@ An oracle that passes a broken implementation is not an oracle. Each factory bel
 :class:`~minilazy.conformance.toy.Toy` with one deliberate, realistic bug and the same declared
 capabilities (a mutant claims to conform). minilazy's ``tests/conformance/test_conformance.py`` runs
 the suite against each and checks that it fails exactly the rules the bug breaks. Name one with
-``--lazy-impl=minilazy.conformance.mutants:mutant_stale_cache`` (and so on).
+``--lazy-impl=minilazy.conformance.mutate.toy:mutant_stale_cache`` (and so on).
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def mutant_max_keepdims_dropped() -> Toy:
     return MaxKeepdimsDropped()
 
 
-# Every mutant factory by name (the name after ``minilazy.conformance.mutants:``).
+# Every mutant factory by name (the name after ``minilazy.conformance.mutate.toy:``).
 MUTANTS: dict[str, Callable[[], Toy]] = {
     f.__name__: f for f in (mutant_hash_ignores_shape, mutant_barrier_does_nothing,
                             mutant_stale_cache, mutant_executes_at_record_time,

@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from minilazy.conformance import matrices, windows
 from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.oracle import matrices, windows
 
 Array = np.ndarray[Any, Any]
 Call = tuple[tuple[Any, ...], dict[str, Any]]

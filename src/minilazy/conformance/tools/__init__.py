@@ -1,0 +1,1 @@
+"""The oracle's tools: the report, reproducers, crash and hang isolation, expected failures."""
