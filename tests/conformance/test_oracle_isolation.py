@@ -57,7 +57,7 @@ def test_a_killed_runs_directory_is_removed_by_the_next_run(tmp_path: Path) -> N
     killed = subprocess.run(
         [sys.executable, "-c", "import os, signal, sys\n"
          "from pathlib import Path\n"
-         "from minilazy.conformance import isolation\n"
+         "from minilazy.conformance.tools import isolation\n"
          "print(isolation.fresh_directory(Path(sys.argv[1])).name, flush=True)\n"
          "os.kill(os.getpid(), signal.SIGKILL)\n", str(tmp_path)],
         capture_output=True, text=True, timeout=120)
@@ -76,7 +76,7 @@ def test_a_killed_runs_directory_is_removed_by_the_next_run(tmp_path: Path) -> N
 def test_a_run_that_ends_removes_its_directory(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import sys\nfrom pathlib import Path\n"
-         "from minilazy.conformance import isolation\n"
+         "from minilazy.conformance.tools import isolation\n"
          "print(isolation.fresh_directory(Path(sys.argv[1])).is_dir())\n", str(tmp_path)],
         capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True"], done.stderr[-2000:]

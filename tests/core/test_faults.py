@@ -115,7 +115,9 @@ def check_all(tensors: list[ml.Tensor], values: list[np.ndarray],
                 t.numpy()
             failed += 1
             continue
-        np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-6, err_msg=f"tensor {i}")
+        # float32 chains such as exp(exp(x)) amplify a last-bit difference between XLA's exp and
+        # NumPy's (found at 3.8e-6); a value lost to a fault is off by far more.
+        np.testing.assert_allclose(got, want, rtol=2e-5, atol=1e-6, err_msg=f"tensor {i}")
     return failed
 
 
