@@ -127,20 +127,19 @@ from minilazy.api.manipulation import (
     tile,
     unstack,
 )
+from minilazy.api.products import matmul, tensordot
 from minilazy.api.reductions import (
     all,
     any,
     argmax,
     argmin,
     cumulative_sum,
-    matmul,
     max,
     mean,
     min,
     prod,
     std,
     sum,
-    tensordot,
     var,
 )
 from minilazy.api.searching import (

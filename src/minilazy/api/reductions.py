@@ -1,4 +1,4 @@
-"""Reductions and linear algebra: sum, mean, var, argmax..., matmul and tensordot.
+"""Reductions: sum, prod, max, min, argmax, argmin, any, all, cumulative_sum, mean, var, std.
 
 In the Array API namespace (``minilazy.api``). ``sum``/``prod``/``max``/``min``/``argmax``/
 ``argmin``/``any``/``all`` are one op each; ``mean``, ``var`` and ``std`` are recorded as the
@@ -11,14 +11,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from minilazy.api.creation import full, tensor, tensors
+from minilazy.api.creation import full, tensor
 from minilazy.api.elementwise import astype
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE, Axis, Contract, Reduce, Scan, ToShape
+from minilazy.core.attrs import NONE, Axis, Reduce, Scan, ToShape
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import describe, normalize_axes, normalize_axis
 from minilazy.core.ir import Op
-from minilazy.core.tensor import Tensor, TensorLike, as_node, binary, record
+from minilazy.core.tensor import Tensor, TensorLike, binary, record
 
 Axes = int | Sequence[int] | None
 
@@ -240,42 +240,3 @@ def std(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
     x = tensor(x)
     v = _var(x, axis, correction, keepdims, "std")
     return record(Op.SQRT, (v._node,), NONE, v.device)
-
-
-def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:
-    """Matrix product with NumPy's rules: 1-D operands promoted, batch dimensions broadcast.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.matmul(ml.asarray([[1.0, 2.0]]), ml.asarray([3.0, 4.0])).tolist()
-        [11.0]
-    """
-    a, b = tensors(x1, x2)
-    return a @ b
-
-
-def tensordot(x1: TensorLike, x2: TensorLike, /, *,
-              axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
-    """Contract the last ``axes`` axes of ``x1`` with the first of ``x2`` (or named axes).
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.tensordot(ml.ones((2, 3)), ml.ones((3, 4)), axes=1).shape
-        (2, 4)
-    """
-    x1, x2 = tensors(x1, x2)
-    if isinstance(axes, int):
-        if axes < 0 or axes > x1.ndim or axes > x2.ndim:
-            raise ValueError(f"tensordot: axes={axes} is out of range for shapes {x1.shape} "
-                             f"and {x2.shape}")
-        axes_a = tuple(range(x1.ndim - axes, x1.ndim))
-        axes_b = tuple(range(axes))
-    else:
-        if len(axes[0]) != len(axes[1]):
-            raise ValueError(f"tensordot: axes {axes} name different numbers of axes")
-        normalize_axes("tensordot", tuple(axes[0]), x1.ndim)  # raises on bad or repeated axes
-        normalize_axes("tensordot", tuple(axes[1]), x2.ndim)
-        axes_a = tuple(a % x1.ndim for a in axes[0])  # order matters: axes pair up in order
-        axes_b = tuple(b % x2.ndim for b in axes[1])
-    return record(Op.TENSORDOT, (x1._node, as_node(x2, x1.device)), Contract(axes_a, axes_b),
-                  x1.device)

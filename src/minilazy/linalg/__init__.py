@@ -17,7 +17,7 @@ from minilazy.api.composites import vecdot
 from minilazy.api.creation import device_of, eye, tensor, tensors, zeros
 from minilazy.api.elementwise import abs as absolute
 from minilazy.api.elementwise import astype, conj, maximum, sqrt, where
-from minilazy.api.reductions import matmul, tensordot
+from minilazy.api.products import matmul, tensordot
 from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import min as reduce_min
 from minilazy.api.reductions import sum as reduce_sum
