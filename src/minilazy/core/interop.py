@@ -1,7 +1,7 @@
 """Python's and the Array API's protocol methods of ``Tensor``: namespace, devices, DLPack, pickle.
 
-Just below the tracer, which mixes :class:`ArrayAPIMethods` into ``Tensor`` (a separate module
-keeps the tracer a one-afternoon read). DLPack goes through NumPy: exporting a tensor is an
+Just below the tensor, which mixes :class:`ArrayAPIMethods` into ``Tensor`` (a separate module
+keeps ``tensor.py`` a one-afternoon read). DLPack goes through NumPy: exporting a tensor is an
 observation barrier that materialises it and hands over a host copy, so a consumer always sees a
 CPU buffer, whatever device the tensor is on. Pickling is such an observation too; ``copy`` and
 ``deepcopy`` are new handles on the same (immutable) node. Never imports jax.
@@ -19,7 +19,7 @@ from minilazy.core import barrier, runtime
 from minilazy.core.device import checked
 from minilazy.core.ir import Device, Node, data_leaf
 
-if TYPE_CHECKING:  # the tracer imports this module: only the type checker looks up
+if TYPE_CHECKING:  # the tensor imports this module: only the type checker looks up
     from minilazy.core.tensor import Tensor
 
 # The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
@@ -58,7 +58,7 @@ class ArrayAPIMethods:
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got "
                              f"{api_version!r}")
-        # Looked up, not imported: the package sits above the tracer in the layer order.
+        # Looked up, not imported: the namespace is minilazy's face, above core.
         return sys.modules["minilazy"]
 
     def to_device(self, device: Device, /, *, stream: None = None) -> Tensor:
@@ -175,5 +175,5 @@ def unpickle(values: np.ndarray[Any, Any]) -> Tensor:
         >>> unpickle(np.arange(2)).tolist()
         [0, 1]
     """
-    # Looked up, not imported: creation sits above the tracer in the layer order.
+    # Looked up, not imported: asarray is the face's (minilazy.api), above core.
     return cast("Tensor", sys.modules["minilazy"].asarray(values))

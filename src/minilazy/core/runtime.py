@@ -61,7 +61,7 @@ def check_usable() -> None:
 
 
 def _intern(platform: str, index: int) -> Device:
-    # One Device object per device, so the tracer's same-device check is usually an `is`.
+    # One Device object per device, so the tensor's same-device check is usually an `is`.
     return _DEVICES.setdefault((platform, index), Device(platform, index))
 
 

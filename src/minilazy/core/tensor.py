@@ -1,6 +1,6 @@
-"""The tracer: ``Tensor`` records ops into the IR instead of running them.
+"""The tensor: ``Tensor`` records ops into the IR instead of running them.
 
-The top of the engine. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
+The top of core. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
 leaf once it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates
 one node, and returns a new tensor; in-place ops rebind the handle (functional underneath).
 Observations such as ``float(t)`` call the barrier, below, directly. Never imports jax.
