@@ -53,7 +53,7 @@ exclude_patterns = [
     "_build",
     "_generated",  # pages other tools write, pulled in by the generated-include directive
     "tutorials/solutions",  # instructors only: never part of the student site
-    "tutorials/build/skeleton",  # the course's Python package folders (tutorials/build):
+    "mywork",  # the course's Python package folders (tutorials/build):
     "tutorials/build/solution",  # code for students to copy and instructors to keep, not pages
     "Thumbs.db",
     ".DS_Store",

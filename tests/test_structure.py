@@ -1,5 +1,6 @@
 """The architecture holds: each package imports only the packages below it, core's modules
-only those before them on the pipeline, jax stays in the lowering and runtime, and every table of
+only those before them on the pipeline, jax stays in the lowering and runtime (and the disk
+cache's serializer), and every table of
 op rules covers exactly the closed set of ops. The floor plan is docs/architecture.md."""
 
 from __future__ import annotations
@@ -127,6 +128,13 @@ def test_no_import_circles():
     for m in sorted(MODULES):
         if m not in colour:
             visit(m, [m])
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_imports_are_absolute(module):
+    # A relative import would slip past the checks above, which read absolute names.
+    tree = ast.parse(MODULES[module].read_text())
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

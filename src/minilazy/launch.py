@@ -10,9 +10,9 @@ Example:
 
 from __future__ import annotations
 
-from minilazy.scaleout.launch import main
+from minilazy.scaleout.launch import launch, main
 
-__all__ = ["main"]
+__all__ = ["launch", "main"]
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -1,9 +1,9 @@
 """The oracle's run directories (its workers' current-test files) do not pile up.
 
-Each run of the oracle keeps its workers' current-test files in a ``minilazy-oracle-*``
-directory of the temporary directory (``conformance/isolation.py``). The run removes it when it
-ends, whether its tests passed, failed or crashed a worker; a run that was killed leaves it,
-and the next run removes it.
+Each run of the oracle keeps its workers' current-test files in a ``minilazy-oracle-*`` directory of
+the temporary directory (``conformance/tools/isolation.py``). The run removes it when it ends,
+whether its tests passed, failed or crashed a worker; a run that was killed leaves it, and the next
+run removes it.
 """
 
 from __future__ import annotations

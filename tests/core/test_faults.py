@@ -197,7 +197,7 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_fault_while_recording_raises_at_the_call_and_loses_nothing(kind: str) -> None:
-    """A failure making an op's IR node (``tracer.Node``) raises at the op's call, records
+    """A failure making an op's IR node (``tensor.Node``) raises at the op's call, records
     nothing, and every barrier kind afterwards computes the other tensors."""
     tensors, values = build(11, 6)
     with fault("record") as fired, pytest.raises(Injected):

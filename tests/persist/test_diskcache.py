@@ -147,6 +147,17 @@ def test_an_entry_is_read_back_in_the_same_process(disk: Path) -> None:
     assert "from disk           1 of the compiles" in ml.metrics_report()
 
 
+def test_a_miss_names_its_entry_once(disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Naming an entry writes the whole program out and hashes it: the load that misses and the
+    # save after the compile share one name.
+    named = []
+    real = runtime_disk.disk_entry
+    monkeypatch.setattr(runtime_disk, "disk_entry", lambda *a: named.append(1) or real(*a))
+    ml.reset_metrics()
+    program(A + 1.0)
+    assert (ml.metrics().compiles, ml.metrics().disk_writes, len(named)) == (1, 1, 1)
+
+
 def _rewrite(entry: Path, header: dict[str, object] | None = None,
              about: dict[str, str] | None = None, payload: bytes | None = None,
              checksum: bool = True) -> None:

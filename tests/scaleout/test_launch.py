@@ -128,18 +128,19 @@ def test_env_parses_and_validates():
 
 
 def test_the_launcher_never_imports_jax():
-    # Loaded from their files alone, under a bare package (importing `minilazy.launch` would
-    # import the package, and jax): the launcher and the one module it reads, nothing else.
-    code = ("import sys, types, importlib.util as u\n"
-            "sys.modules['minilazy'] = types.ModuleType('minilazy')\n"
-            "for name, path in (('minilazy.core.cluster', sys.argv[1]), ('launch', sys.argv[2])):\n"
-            "    spec = u.spec_from_file_location(name, path)\n"
-            "    sys.modules[name] = module = u.module_from_spec(spec)\n"
-            "    spec.loader.exec_module(module)\n"
-            "print('jax' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code, cluster.__file__, ml_launch.__file__],
-                         capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "False"
+    # Under a bare package (minilazy's __init__ imports jax), as _BARE_LAUNCHER runs it: the
+    # command's face, the launcher, the one module it reads and their packages, nothing else.
+    code = ("import sys, types\n"
+            "sys.modules['minilazy'] = package = types.ModuleType('minilazy')\n"
+            "package.__path__ = [sys.argv[1]]\n"
+            "import minilazy.launch\n"
+            "print('jax' in sys.modules,\n"
+            "      sorted(m for m in sys.modules if m.startswith('minilazy.')))")
+    root = os.path.dirname(os.path.dirname(cluster.__file__))
+    out = subprocess.run([sys.executable, "-c", code, root], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "False ['minilazy.core', 'minilazy.core.cluster', " \
+        "'minilazy.launch', 'minilazy.scaleout', 'minilazy.scaleout.launch']"
 
 
 def test_the_command_line(tmp_path):

@@ -89,6 +89,10 @@ def main(argv: list[str]) -> int:
               "[FOLDER]   (default: mywork)", file=sys.stderr)
         return 2 if len(argv) > 1 else 0
     out = Path(argv[0] if argv else "mywork")
+    if not sorted(SOLUTION.glob("*.py")):
+        print(f"no solution in {SOLUTION}: the skeleton is made from it (instructors: make it in "
+              "a minilazy checkout and hand out the folder)", file=sys.stderr)
+        return 1
     if (out / "tinylazy").exists():
         print(f"{out / 'tinylazy'} exists: your work is not overwritten; pick another folder",
               file=sys.stderr)

@@ -1,8 +1,8 @@
 """The VJP rules: one per op, in :data:`VJP`, a table keyed by the closed ``Op`` enum.
 
 A rule takes the cotangent of a node's output (and the output and operands, as tensors) and
-*records* the operands' cotangents, cut with the forward pass at the next barrier; ``autodiff``
-walks the graph and applies these. At kinks and ties they follow JAX's. Never imports jax.
+*records* the operands' cotangents, cut with the forward pass at the next barrier; the tape
+(``tape.py``) walks the graph and applies these. At kinks and ties they follow JAX's. No jax.
 """
 
 from __future__ import annotations

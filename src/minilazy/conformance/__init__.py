@@ -17,6 +17,6 @@ parts, in the order a reader meets them:
 - ``tools/``: the report, reproducers for bug trackers, crash and hang isolation, expected
   failures.
 
-Nothing here imports minilazy's engine, but for the minilazy adapters: expected values come
-from NumPy alone.
+Nothing here imports minilazy's engine but the minilazy adapters and ``mutate/`` (whose engine
+mutants patch it): expected values come from NumPy alone.
 """

@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _isolated(args: list[str]) -> list[str]:
-    """Run in a pytest-xdist worker, restarted when the library crashes it (isolation.py).
+    """Run in a pytest-xdist worker, restarted when the library crashes it (tools/isolation.py).
 
     Unless the command line says how to distribute (``-n``, ``-p no:xdist``) or xdist is absent.
     """

@@ -128,7 +128,7 @@ class Oracle:
     uncovered: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)  # node id: its failure text
     deviations: Counter[str] = field(default_factory=Counter)  # dtype policy uses, in all
-    directory: Path | None = None  # the workers' current-test files (isolation.py)
+    directory: Path | None = None  # the workers' current-test files (tools/isolation.py)
     report_path: str | None = None  # --spec-report: rewritten as tests finish
     saved: float = 0.0  # when the report was last written
 

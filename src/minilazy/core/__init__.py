@@ -20,7 +20,8 @@ PIPELINE = (
     "dtypes", "device", "attrs", "ir", "metrics", "state",                   # the IR as data
     "ufunc_loops", "index_rules", "window_rules", "fft_rules", "namespaced",  # op rules...
     "infer",                                                                 # ...in one table
-    "scalars", "cut", "donation",                                            # cut and key
+    "scalars",                                                               # Python numbers
+    "cut", "donation",                                                       # cut and key
     "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
     "cluster", "runtime", "compile", "barrier",                              # run, cache, barrier
     "host", "fallback", "indexing", "interop", "tensor",                     # the tensor on top

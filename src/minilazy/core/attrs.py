@@ -1,6 +1,6 @@
 """Op attributes: one small frozen type per op family, such as a reduction's axes and keepdims.
 
-Part of the IR layer. Attributes are static: they are part of a node's digest and so of the
+Part of the IR. Attributes are static: they are part of a node's digest and so of the
 cache key. Each family is a ``NamedTuple``: fields have names and types, while hashing and
 equality stay a tuple's (in C, as cheap as before). Every field is an int (>= 0 but for a
 convolution's padding), a bool or a tuple of them (or a :class:`~minilazy.core.device.Mesh`, which

@@ -1,7 +1,7 @@
 """Where data lives: a :class:`Device`, and a :class:`Mesh` of devices with named axes.
 
-First layer, beside dtypes. Plain values, not JAX objects, so that every layer below the
-runtime can carry them; the runtime maps them to JAX's devices and meshes. A mesh is what a
+At the bottom of core, beside dtypes. Plain values, not JAX objects, so that every module before
+the runtime can carry them; the runtime maps them to JAX's devices and meshes. A mesh is what a
 sharding splits a tensor over (XLA GSPMD's device mesh, PyTorch/XLA's ``Mesh``). Both hash
 the same in every process (a stable CRC, never ``hash`` of a ``str``): they are in cache keys.
 Never imports jax.
@@ -21,7 +21,7 @@ import numpy as np
 class Device:
     """A device by name: a JAX platform (``cpu``, ``gpu``, ``tpu``) and an index on it.
 
-    A plain value (not a JAX object) so that the layers below the runtime can carry it.
+    A plain value (not a JAX object) so that the modules before the runtime can carry it.
 
     Example:
         >>> str(Device("cpu", 0))

@@ -1,11 +1,11 @@
 """Donation: which input buffers a program may consume; signals, which must not lose them.
 
-Part of the barrier layer. A buffer is *donated* when the program writes its output into it
-(an in-place parameter update then needs no new memory). That destroys the input, so it is
-done only when nothing else can read it again: no live tensor holds it, no node outside the
-program's cut reaches it (reference counts tell: another graph, an autodiff walk, a printed
-graph, another thread's op in progress), and no second running thread makes tensors. The
-barrier asks :func:`mask` before compiling (the mask is part of the program's cache key).
+Beside the cut; the barrier asks it before each run. A buffer is *donated* when the program writes
+its output into it (an in-place parameter update then needs no new memory). That destroys the input,
+so it is done only when nothing else can read it again: no live tensor holds it, no node outside the
+program's cut reaches it (reference counts tell: another graph, an autodiff walk, a printed graph,
+another thread's op in progress), and no second running thread makes tensors. The barrier asks
+:func:`mask` before compiling (the mask is part of the program's cache key).
 
 A signal handler may raise (a timeout) anywhere in a barrier: signals are held while a donating
 program runs, and a handler's exception is never taken for the program's own failure, the one

@@ -1,9 +1,10 @@
 """The IR: a closed set of ops and immutable nodes that record them.
 
-Third layer. A :class:`Node` is one recorded op: its operands (other nodes), static attributes,
-result shape and dtype, and a *structural digest* computed once at creation from exactly those
-(never from data), so a graph's cache key costs one walk, not one hash of each subtree. Leaves are
-parameters: device data (``DATA``) or a Python scalar from the host (``SCALAR``). Never imports jax.
+The IR, after dtypes, devices and attributes. A :class:`Node` is one recorded op: its operands
+(other nodes), static attributes, result shape and dtype, and a *structural digest* computed once at
+creation from exactly those (never from data), so a graph's cache key costs one walk, not one hash
+of each subtree. Leaves are parameters: device data (``DATA``) or a Python scalar from the host
+(``SCALAR``). Never imports jax.
 """
 
 from __future__ import annotations

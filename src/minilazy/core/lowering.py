@@ -1,6 +1,7 @@
 """XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, traced ahead of time.
 
-Seventh layer, and with the runtime the only one that imports jax. The story first:
+After the cut; with its helpers (``lowering_*``) and the runtime, the only part of core that
+imports jax. The story first:
 :func:`program` interprets a :class:`~minilazy.core.cut.Cut` with one rule per op, and :func:`lower`
 traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
 through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the

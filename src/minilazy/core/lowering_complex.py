@@ -1,6 +1,6 @@
 """Complex special values: the standard's C99 Annex G values where XLA or NumPy differ.
 
-Part of the lowering layer, and shared with the reference interpreter through the array
+Part of the lowering, and shared with the reference interpreter through the array
 namespace it is given (``jax.numpy`` or NumPy), so the two interpretations agree by
 construction. XLA's complex ``exp``, ``log``, ``sqrt``, ``sinh``... are right on finite inputs
 but lose signed zeros and mishandle infinities and NaNs (NumPy's ``expm1`` too). The Array API

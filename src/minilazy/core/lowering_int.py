@@ -1,6 +1,6 @@
 """Exact arithmetic rules of the lowering: integer powers, division and signs as NumPy 2 has them.
 
-Part of the lowering layer (``lowering.py`` puts these functions in its ``LOWER`` table). XLA and
+Part of the lowering (``lowering.py`` puts these functions in its ``LOWER`` table). XLA and
 ``jax.numpy`` leave some edges to the implementation where NumPy defines them: an integer power
 wraps modulo 2**bits (``jnp.power`` reads only the exponent's low 6 bits), a zero remainder takes
 the divisor's sign, ``sign(-0.0)`` is ``+0.0``. Each function takes operands already cast to

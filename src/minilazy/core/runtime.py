@@ -3,8 +3,8 @@
 With the lowering the only part of core that imports jax. Devices are JAX platforms
 (``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.core.ir.Device` values; in a run of
 several processes, every process's. Compiled programs go to the compile cache
-(:mod:`minilazy.core.compile`); their bytes for the persistent cache, to and from
-:mod:`minilazy.persist.executables`. Execution is asynchronous (JAX dispatch): results are device
+(:mod:`minilazy.core.compile`); :mod:`minilazy.persist.executables` turns them into bytes
+for the persistent cache, and back. Execution is asynchronous (JAX dispatch): results are device
 buffers that host transfers wait on.
 """
 

@@ -35,8 +35,8 @@ from minilazy.core.ir import LEAVES, Device, Node
 class Handle(Protocol):
     """What the engine's state and its barriers see of a tensor: a node and a device.
 
-    A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a :class:`~minilazy.core.tensor.
-    Tensor` is one (the tensor module, above the barrier, is what users hold).
+    A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a tensor is one
+    (:class:`~minilazy.core.tensor.Tensor`, above the barrier, is what users hold).
     """
 
     _node: Node

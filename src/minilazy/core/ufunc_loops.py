@@ -1,11 +1,11 @@
 """Loops: which dtypes each elementwise op takes and gives, from NumPy's ufunc loop resolution.
 
-Fourth layer, with inference (which re-exports it). Each elementwise op names the NumPy ufunc
-whose loops define its dtypes (and, in reference.py, its values), so types match NumPy 2 with
-Python scalars weak (NEP 50) by construction. Two departures, both the standard's: ``real`` and
-``imag`` are no ufuncs in NumPy (their types are the complex dtype's part), and the orderings
-NumPy defines lexicographically on complex numbers (``<``, ``maximum``...) are refused. Never
-imports jax.
+One of core's op rules, beside inference (which re-exports it). Each elementwise op names the NumPy
+ufunc whose loops define its dtypes (and, in ``inspect/reference.py``, its values), so types match
+NumPy 2 with Python scalars weak (NEP 50) by construction. Two departures, both the standard's:
+``real`` and ``imag`` are no ufuncs in NumPy (their types are the complex dtype's part), and the
+orderings NumPy defines lexicographically on complex numbers (``<``, ``maximum``...) are refused.
+Never imports jax.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Window arithmetic: a convolution's result shape and the paddings its VJPs need.
 
 One of core's op rules, beside ``index_rules.py``: integer arithmetic on shapes and attributes,
-shared by the shape rule (``infer.py``), the VJP rule (``convolution.py``) and the NumPy
+shared by the shape rule (``infer.py``), the VJP rule (``api/convolution.py``) and the NumPy
 reference, so the three agree by construction. Never imports jax.
 """
 

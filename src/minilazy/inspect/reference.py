@@ -45,8 +45,9 @@ Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
 
 
-# np.real and np.imag are no ufuncs (see loops.PARTS): the other elementwise ops' NumPy functions,
-# with the standard's complex special values where NumPy's differ (the lowering's own table)
+# np.real and np.imag are no ufuncs (see ufunc_loops.PARTS): the other elementwise ops' NumPy
+# functions, with the standard's complex special values where NumPy's differ (the lowering's own
+# table)
 _UFUNCS: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
 _NUMPY: Final = {op: special_values(op, fn, np) for op, fn in _UFUNCS.items()}
 

@@ -1,7 +1,7 @@
 """The metrics as users read them: a frozen snapshot of the counters, and a readable report.
 
 Above the runtime, whose live device buffers the snapshot counts beside the counters that every
-layer bumps (:data:`~minilazy.core.metrics.COUNTERS`, at the bottom). Never imports jax.
+stage bumps (:data:`~minilazy.core.metrics.COUNTERS`, at the bottom of core). Never imports jax.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
 """The persistent compile cache: compiled programs kept on disk, for the next process.
 
-Above core. The compile cache (``core/compile.py``) asks this module only when its in-memory LRU
-misses. :func:`program_text` writes the cut out canonically (every node's op, attributes, shape,
-dtype and operand positions; the parameter layout; the outputs; the device). :func:`entry` hashes
-that with what else decides the program (JAX version, device kind, shardings) into a file name
-stable across processes, and :func:`load` / :func:`save` move the runtime's serialized executables
-in and out of entry files (their layout: :mod:`minilazy.persist.diskformat`), written atomically.
-Never imports jax: the runtime serializes and deserializes executables.
+Above core. The compile cache asks its store (``executables.DiskStore``), which asks this module,
+only when its in-memory LRU misses. :func:`program_text` writes the cut out canonically (every
+node's op, attributes, shape, dtype and operand positions; the parameter layout; the outputs; the
+device). :func:`entry` hashes that with what else decides the program (JAX version, device kind,
+shardings) into a file name stable across processes, and :func:`load` / :func:`save` move the
+runtime's serialized executables in and out of entry files (their layout:
+:mod:`minilazy.persist.diskformat`), written atomically. Never imports jax: the runtime serializes
+and deserializes executables.
 
 The directory must be trusted: loading an executable unpickles it, which can run code (as with
 JAX's own compilation cache). It is made with mode 0o700.

@@ -1,12 +1,12 @@
 """The runtime's half of the persistent compile cache: entries' keys, executables as bytes.
 
-:class:`DiskStore` is what the compile cache asks on a miss (its :class:`~minilazy.core.compile.
-Store`); ``import minilazy`` puts it there (:func:`install`). Beside the runtime, and like it
-free to import jax. :func:`disk_entry` names a cut's entry from
-what decides its program here (JAX's version, the devices, the processes); :func:`serialize`
-and :func:`deserialize` turn an executable into an entry's payload and back, and make sure a
-program read from disk never calls a kernel this process has not bound (jaxlib binds its
-LAPACK kernels only while lowering a call to one: a program loaded unlowered would crash).
+:class:`DiskStore` is what the compile cache asks on a miss (its
+:class:`~minilazy.core.compile.Store`); ``import minilazy`` puts it there (:func:`install`). Beside
+the runtime, and like it free to import jax. :func:`disk_entry` names a cut's entry from what
+decides its program here (JAX's version, the devices, the processes); :func:`serialize` and
+:func:`deserialize` turn an executable into an entry's payload and back, and make sure a program
+read from disk never calls a kernel this process has not bound (jaxlib binds its LAPACK kernels only
+while lowering a call to one: a program loaded unlowered would crash).
 """
 
 from __future__ import annotations
@@ -130,18 +130,29 @@ class DiskStore:
         True
     """
 
+    def __init__(self) -> None:
+        # The entry of the last miss, by the cut's structure (which holds no node, so no
+        # buffer), until its save: the compile between them runs under the engine lock, and
+        # naming an entry writes the whole program out, so it is done once per program.
+        self._missed: tuple[tuple[object, ...], tuple[bool, ...], diskcache.Entry] | None = None
+
     def load(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
         """The program an earlier process kept for ``c``; ``None`` if off, or on a miss."""
+        self._missed = None
         if diskcache.cache_dir() is None:
             return None
         e = disk_entry(c, donated)
-        return diskcache.load(e, lambda payload: deserialize(payload, e, donated))
+        found = diskcache.load(e, lambda payload: deserialize(payload, e, donated))
+        if found is None:
+            self._missed = (c.structure, donated, e)
+        return found
 
     def save(self, c: Cut, donated: tuple[bool, ...], entry: Compiled) -> bool:
         """Write ``entry``'s executable for later processes; whether it was written."""
+        missed, self._missed = self._missed, None
         if diskcache.cache_dir() is None:
             return False
-        e = disk_entry(c, donated)
+        e = missed[2] if missed and missed[:2] == (c.structure, donated) else disk_entry(c, donated)
         return diskcache.save(e, lambda: serialize(entry.executable, e))
 
 
