@@ -169,8 +169,11 @@ from minilazy.api.shaping import (
     triu,
 )
 from minilazy.api.sorting import argsort, sort
+from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
+from minilazy.core import state as _state
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
+from minilazy.core.compile import CACHE as _CACHE
 from minilazy.core.device import Mesh
 from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
@@ -207,6 +210,7 @@ from minilazy.inspect.debug import (
 from minilazy.inspect.printers import Graph, graph
 from minilazy.inspect.report import metrics, metrics_report
 from minilazy.persist import executables as _executables
+from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
 from minilazy.scaleout.sharding import mark_sharding
 
@@ -215,6 +219,7 @@ __array_api_version__ = "2023.12"
 
 
 # The assembly, explicit: core knows neither the disk nor the debugger; the face plugs them in.
+_state.install(programs=_CACHE, tapes=_TAPES, debugger=_debug.DEBUGGER, disk=_SETTINGS)
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 __all__ = [

@@ -120,7 +120,7 @@ def fresh_caches(tmp_path: Path) -> Iterator[None]:
     signal handlers and the timer as they were afterwards."""
     before = ml.cache_dir()
     ml.set_cache_dir(tmp_path / "cache")
-    CACHE.clear()
+    CACHE.reset()
     handlers = {s: signal.getsignal(s) for s in (SIG, signal.SIGALRM, signal.SIGINT)}
     signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
     try:

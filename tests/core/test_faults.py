@@ -164,7 +164,7 @@ def test_a_one_shot_fault_at_any_stage_loses_nothing(stage: str, kind: str) -> N
     """One failure injected into one stage of minilazy's barrier pipeline (cut, cache lookup,
     lower, compile, execute, a donating execute, transfer, rebind) loses no other tensor's
     value: a split group reruns its parts, and only a lone barrier's tensor holds the error."""
-    CACHE.clear()  # so that the lower and compile stages are reached
+    CACHE.reset()  # so that the lower and compile stages are reached
     tensors, values = build(zlib.crc32(f"{stage} {kind}".encode()), 6)
     warm = stage == "donated"
     if warm:  # a donating program fails only once it has run (its first run gets copies)
@@ -242,7 +242,7 @@ def test_random_programs_survive_a_fault_at_a_random_point(seed: int, n_ops: int
     """Random programs, a fault at a random stage and call of minilazy's pipeline: every
     tensor keeps its NumPy value, except a lone barrier's, which holds the error."""
     ml.mark_step()
-    CACHE.clear()
+    CACHE.reset()
     tensors, values = build(seed, n_ops)
     # A barrier of one tensor cannot split its group: that tensor holds the error.
     pending = [i for i, t in enumerate(tensors) if t.is_pending]

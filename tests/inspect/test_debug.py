@@ -152,7 +152,7 @@ def _causes():
 ])
 def test_recompiling_loops_are_diagnosed_with_the_right_cause(name, step, kind):
     x = ml.asarray(np.arange(4.0))
-    CACHE.clear()  # start from nothing: graphs that other tests compiled do not count
+    CACHE.reset()  # start from nothing: graphs that other tests compiled do not count
     DEBUGGER.seen.clear()
     for i in range(2):
         ml.sync(step(i, x))
@@ -166,7 +166,7 @@ def test_a_new_batch_shape_is_named_even_when_the_roots_reorder(k, n, m):
     # k updated weights and a loss: a barrier orders its roots by digest, and a new batch
     # shape changes every digest, so positions no longer line up: the inputs still do.
     assume(n != m)
-    CACHE.clear()
+    CACHE.reset()
     DEBUGGER.seen.clear()
     ws = [ml.asarray(np.full((3, 3), i + 1.0)) for i in range(k)]
     for rows in (n, m):

@@ -305,7 +305,7 @@ def test_an_entry_of_another_program_under_this_name_is_ignored(disk: Path) -> N
 
 def test_the_cache_is_off_when_the_environment_says_so(monkeypatch: pytest.MonkeyPatch,
                                                         tmp_path: Path) -> None:
-    monkeypatch.setattr(diskcache._STATE, "chosen", diskcache._Unset())
+    monkeypatch.setattr(diskcache.SETTINGS, "chosen", diskcache._Unset())
     monkeypatch.setenv("MINILAZY_CACHE_DIR", "")
     assert ml.cache_dir() is None
     ml.clear_cache()

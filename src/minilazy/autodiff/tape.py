@@ -51,9 +51,49 @@ class Tape:
     results: tuple[int, ...]
 
 
-TAPES: Final[OrderedDict[int, Tape]] = OrderedDict()  # least recently used first
-TAPE_LIMIT: Final = 64
-_LOCK: Final = threading.Lock()
+class Tapes:
+    """The taped backward passes by structure key, least recently used first (at most 64).
+
+    One of the engine's parts (:func:`minilazy.core.state.install`): ``reset`` forgets them.
+    Threads differentiate concurrently, and an LRU's reorder is not atomic: a lock guards it.
+
+    Example:
+        >>> import minilazy as ml
+        >>> TAPES.reset(); len(TAPES)
+        0
+    """
+
+    limit: Final = 64
+
+    def __init__(self) -> None:
+        self._tapes: OrderedDict[int, Tape] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: int) -> Tape | None:
+        """The tape under ``key`` (now the most recently used), or ``None``."""
+        with self._lock:
+            tape = self._tapes.get(key)
+            if tape is not None:
+                self._tapes.move_to_end(key)
+            return tape
+
+    def put(self, key: int, tape: Tape) -> None:
+        """Keep ``tape`` under ``key``, forgetting the least recently used beyond the limit."""
+        with self._lock:
+            self._tapes[key] = tape
+            if len(self._tapes) > self.limit:
+                self._tapes.popitem(last=False)
+
+    def reset(self) -> None:
+        """Forget every tape (the next gradient runs the VJP rules)."""
+        with self._lock:
+            self._tapes.clear()
+
+    def __len__(self) -> int:
+        return len(self._tapes)
+
+
+TAPES: Final = Tapes()
 
 
 def clear_cache() -> None:
@@ -72,8 +112,8 @@ def clear_cache() -> None:
         >>> ml.metrics().compiles
         1
     """
-    CACHE.clear()
-    TAPES.clear()  # so that the rules run again (the oracle's mutants patch them)
+    CACHE.reset()
+    TAPES.reset()  # so that the rules run again (the oracle's mutants patch them)
 
 
 def handle(node: Node, device: Device) -> Tensor:
@@ -112,10 +152,7 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
                  tuple([index.get(t, -1) for t in wrt]), out.device.code,
                  policy.special_scalars)  # (the one setting that changes what is recorded)
     key = hash(structure)
-    with _LOCK:  # threads differentiate concurrently; an LRU's reorder is not atomic
-        tape = TAPES.get(key)
-        if tape is not None:
-            TAPES.move_to_end(key)
+    tape = TAPES.get(key)
     if tape is not None and tape.structure == structure and not policy.eager:
         return _replay(tape, order, out.device)
     barriers = COUNTERS.barriers
@@ -123,10 +160,7 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
     if not policy.eager and COUNTERS.barriers == barriers:  # no auto-cut rebound a node midway
         found = _tape(structure, index, [g._node for g in grads])
         if found is not None:
-            with _LOCK:
-                TAPES[key] = found
-                if len(TAPES) > TAPE_LIMIT:
-                    TAPES.popitem(last=False)
+            TAPES.put(key, found)
     return grads
 
 

@@ -22,7 +22,7 @@ import functools
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
@@ -44,10 +44,9 @@ from minilazy.core.state import (
     user_site,
 )
 
-# Listeners the debugger adds (minilazy.inspect): called with (cause, cut, donation mask,
-# compiled (not a cache hit), seconds).
+# What ENGINE.listeners hold (the debugger is one, from minilazy.inspect): called with (cause,
+# cut, donation mask, compiled (not a cache hit), seconds) after every barrier.
 BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
-LISTENERS: Final[list[BarrierListener]] = []
 
 
 @contextlib.contextmanager
@@ -118,7 +117,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
             _mark_lost(c, donated, e.error if isinstance(e, donation.ProgramFailed) else e)
             raise
     seconds = time.perf_counter() - start
-    for listener in LISTENERS:
+    for listener in ENGINE.listeners:
         listener(cause, c, donated, not hit, seconds)
 
 

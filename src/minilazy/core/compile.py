@@ -98,7 +98,7 @@ class CompileCache:
             runtime.forget_traces()
         return entry
 
-    def clear(self) -> None:
+    def reset(self) -> None:
         """Forget every compiled program (the persistent cache keeps its own)."""
         self._entries.clear()
 

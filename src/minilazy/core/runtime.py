@@ -30,8 +30,6 @@ from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
-_USED: list[bool] = [False]  # has this process started JAX's runtime (a transfer, a compile)?
-_JOINED: list[bool] = [False]  # has it joined a launch's other processes (join_processes)?
 
 
 def forked() -> None:
@@ -50,8 +48,8 @@ def check_usable() -> None:
     Example:
         >>> check_usable()
     """
-    if not _USED[0]:  # the first use: from now on a fork() child cannot run JAX
-        _USED[0] = True
+    if not ENGINE.started:  # the first use: from now on a fork() child cannot run JAX
+        ENGINE.started = True
         os.register_at_fork(after_in_child=forked)
     if ENGINE.forked:
         raise RuntimeError(
@@ -75,7 +73,7 @@ def join_processes() -> None:
     Example:
         >>> join_processes()  # not launched: nothing to do
     """
-    if _JOINED[0]:
+    if ENGINE.joined:
         return
     c = cluster.env()
     if c is not None and not jax.distributed.is_initialized():
@@ -85,7 +83,7 @@ def join_processes() -> None:
             raise RuntimeError(
                 f"minilazy: process {c.process_id} of {c.num_processes} cannot join the others: "
                 "JAX had already started here (a JAX call before minilazy's first use)") from e
-    _JOINED[0] = True
+    ENGINE.joined = True
 
 
 def devices(platform: str | None = None) -> list[Device]:

@@ -1,13 +1,19 @@
-r"""The engine's mutable state, in one place: policy, live tensors, pending count, lock.
+r"""The engine's mutable state, in one place: policy, live tensors, pending count, lock, parts.
 
-Core, just after the IR. Everything that changes while minilazy runs and is shared
-between core's modules lives here, each piece with one owner:
+Core, just after the IR. Everything that changes while minilazy runs is reached from here:
 
 - the barrier policy: a process-wide default (``set_policy``) and a per-thread, per-async-task
   override (``with ml.policy(...)``) in a :class:`contextvars.ContextVar`;
 - the registry of live tensors (weak references), which ``mark_step`` materialises;
 - the count of nodes recorded since the last full barrier, which triggers auto-cuts;
-- the engine lock: barriers run one at a time, whichever thread calls them.
+- the engine lock: barriers run one at a time, whichever thread calls them;
+- the barrier's listeners, and whether this process has started JAX or joined a launch;
+- the counters (:data:`~minilazy.core.metrics.COUNTERS`, one module down, which bumps them);
+- the *parts* whose types live above this module (the compile cache, the taped backward
+  passes, the debugger, the persistent cache's settings): ``import minilazy`` hands them over
+  with :func:`install`, and :func:`reset` resets them all. No module changes another at import;
+  the face's assembly lines are the only wiring, and ``tests/core/test_state.py`` checks that
+  no other module-level object changes while the engine runs.
 
 The state holds tensors as handles (:class:`Handle`: a node and a device): the tensor module
 sits at the top of the engine, above the barrier, and nothing here or in the barrier needs
@@ -24,12 +30,13 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final, Literal, Protocol
 
 from minilazy.core.ir import LEAVES, Device, Node
+from minilazy.core.metrics import COUNTERS
 
 
 class Handle(Protocol):
@@ -158,11 +165,24 @@ class Registry:
         return len(self._refs)
 
 
-class _Engine:
-    """The shared scalars of the engine state (see the module docstring)."""
+class Part(Protocol):
+    """A piece of engine state whose type lives above this module, handed over by :func:`install`.
 
-    __slots__ = ("default", "pending", "sites", "lock", "failures", "forked",
-                 "grads", "origins")
+    Example:
+        >>> from minilazy.core.state import ENGINE
+        >>> sorted(ENGINE.parts)  # import minilazy installed them
+        ['debugger', 'disk', 'programs', 'tapes']
+    """
+
+    def reset(self) -> None:
+        """Forget what was learned, as in a new process."""
+
+
+class _Engine:
+    """The engine's state (see the module docstring)."""
+
+    __slots__ = ("default", "pending", "sites", "lock", "failures", "forked", "started",
+                 "joined", "grads", "origins", "listeners", "parts")
 
     def __init__(self) -> None:
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
@@ -173,10 +193,16 @@ class _Engine:
         self.lock = threading.RLock()
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
         self.forked = False  # this process is a fork() child of one that had started JAX
+        self.started = False  # this process has started JAX's runtime (a transfer, a compile)
+        self.joined = False  # it has joined a launch's other processes (join_processes)
         # While a function is differentiated (``grads`` > 0), each barrier notes which node a
         # result leaf stands for, so the backward pass walks through barriers (see autodiff).
         self.grads = 0
         self.origins: dict[Node, Node] | None = None
+        # Called after every barrier: (cause, cut, donated, compiled, seconds). The debugger is
+        # one (its compile history); typed loosely here, precisely in the barrier module.
+        self.listeners: list[Callable[..., None]] = []
+        self.parts: dict[str, Part] = {}
 
 
 ENGINE: Final = _Engine()
@@ -213,6 +239,39 @@ def set_policy(p: BarrierPolicy) -> None:
     if not isinstance(p, BarrierPolicy):
         raise TypeError(f"set_policy takes a BarrierPolicy, got {type(p).__name__}")
     ENGINE.default = p
+
+
+def install(**parts: Part) -> None:
+    """Hand the engine the state that packages above core keep, by name (``import minilazy``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.compile import CACHE
+        >>> ENGINE.parts["programs"] is CACHE
+        True
+    """
+    ENGINE.parts.update(parts)
+
+
+def reset() -> None:
+    """The engine as in a new process: default policy, counters zero, every part reset.
+
+    Forgets what was learned and counted (compiled programs, taped backward passes, compile
+    history, the cache directory chosen by ``set_cache_dir``), never what is live: tensors,
+    their pending work and the listeners stay. For tests and measurements that must start cold.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.sync(ml.ones((2,)) * 3.0)
+        >>> reset()
+        >>> ml.metrics().compiles, ml.current_policy() == ml.BarrierPolicy()
+        (0, True)
+    """
+    with ENGINE.lock:
+        ENGINE.default = BarrierPolicy()
+        COUNTERS.reset()
+        for part in ENGINE.parts.values():
+            part.reset()
 
 
 def replaced(p: BarrierPolicy | None, changes: dict[str, Any]) -> BarrierPolicy:

@@ -1,6 +1,6 @@
 """Debugging: a line per barrier, and an answer to "why did this compile?".
 
-Part of ``minilazy.inspect``. It listens to every barrier (``barrier.LISTENERS``). Each
+Part of ``minilazy.inspect``. It listens to every barrier (``ENGINE.listeners``). Each
 compile is explained by diffing the new graph against the nearest graph compiled before (the
 most ops in common, then the longest common prefix of their linearisations) and naming an input
 that differs, else the first node that differs: first sight, shape changed, dtype changed,
@@ -21,7 +21,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from minilazy.core import barrier
 from minilazy.core.attrs import NONE, Attrs, Sharding
 from minilazy.core.cut import Cut
 from minilazy.core.dtypes import short_name
@@ -183,12 +182,22 @@ class _Debugger:
     """The barrier listener: compile causes, the recompile analyzer, and debug output."""
 
     def __init__(self) -> None:
-        self.level = int(os.environ.get("MINILAZY_DEBUG", "0") or 0)
+        self.level = 0
         self.seen: deque[tuple[Summary, tuple[bool, ...]]] = deque(maxlen=256)
         self.history: deque[CompileRecord] = deque(maxlen=100)
         # compiled? for the last 10 barriers at each user line: a loop is one line, repeated
         self.recent: OrderedDict[str | None, deque[bool]] = OrderedDict()
         self.warned: set[str | None] = set()
+
+    def reset(self) -> None:
+        """Forget the history, and take the level from ``MINILAZY_DEBUG`` (as a new process)."""
+        self.seen.clear()
+        self.history.clear()
+        self.recent.clear()
+        self.warned.clear()
+        value = os.environ.get("MINILAZY_DEBUG", "").strip()
+        self.level = int(value) if value.isdigit() else 0  # anything else: off, never a crash
+        ENGINE.sites = self.level > 0
 
     def __call__(self, cause: str, c: Cut, donated: tuple[bool, ...], compiled: bool,
                  seconds: float) -> None:
@@ -234,10 +243,10 @@ DEBUGGER: Final = _Debugger()
 
 
 def install() -> None:
-    """Listen to every barrier, and record sites when a debug level is on (from ``__init__``)."""
-    if DEBUGGER not in barrier.LISTENERS:
-        barrier.LISTENERS.append(DEBUGGER)
-    ENGINE.sites = DEBUGGER.level > 0
+    """Listen to every barrier, at ``MINILAZY_DEBUG``'s level (``import minilazy`` calls it)."""
+    if DEBUGGER not in ENGINE.listeners:
+        ENGINE.listeners.append(DEBUGGER)
+    DEBUGGER.reset()
 
 
 def compile_history() -> list[CompileRecord]:

@@ -54,14 +54,28 @@ class _Unset:
 
 
 @dataclass
-class _State:
+class Settings:
+    """Where the persistent cache is and how big it may grow: one of the engine's parts.
+
+    Example:
+        >>> SETTINGS.reset()  # as in a new process: the environment decides the directory
+        >>> isinstance(SETTINGS.chosen, _Unset)
+        True
+    """
+
     chosen: Path | None | _Unset
     max_bytes: int
     broken: Path | None = None  # a directory that failed: unused until set_cache_dir is called
     estimate: int | None = None  # bytes in the directory (this process's estimate)
 
+    def reset(self) -> None:
+        """Forget ``set_cache_dir``'s choice and a failed directory."""
+        with _LOCK:
+            self.chosen, self.max_bytes = _Unset(), DEFAULT_MAX_BYTES
+            self.broken = self.estimate = None
 
-_STATE: Final = _State(_Unset(), DEFAULT_MAX_BYTES)
+
+SETTINGS: Final = Settings(_Unset(), DEFAULT_MAX_BYTES)
 _LOCK: Final = threading.Lock()
 
 
@@ -90,9 +104,9 @@ def cache_dir() -> Path | None:
         True
     """
     with _LOCK:
-        chosen = _STATE.chosen
+        chosen = SETTINGS.chosen
         found = _from_environment() if isinstance(chosen, _Unset) else chosen
-        return None if found is None or found == _STATE.broken else found
+        return None if found is None or found == SETTINGS.broken else found
 
 
 def set_cache_dir(path: str | os.PathLike[str] | None, *,
@@ -117,10 +131,10 @@ def set_cache_dir(path: str | os.PathLike[str] | None, *,
     if type(max_bytes) is not int or max_bytes < 0:
         raise ValueError(f"max_bytes must be an int >= 0, got {max_bytes!r}")
     with _LOCK:
-        _STATE.chosen = None if path is None else Path(path).expanduser()
-        _STATE.max_bytes = max_bytes
-        _STATE.broken = None
-        _STATE.estimate = None
+        SETTINGS.chosen = None if path is None else Path(path).expanduser()
+        SETTINGS.max_bytes = max_bytes
+        SETTINGS.broken = None
+        SETTINGS.estimate = None
 
 
 def program_text(c: Cut, donated: tuple[bool, ...]) -> str:
@@ -233,7 +247,7 @@ def read(key: str, about: Mapping[str, str]) -> bytes | None:
         return None
     path = directory / f"{key}{SUFFIX}"
     try:
-        payload = unpack(contents(path, _STATE.max_bytes), key, about)
+        payload = unpack(contents(path, SETTINGS.max_bytes), key, about)
     except FileNotFoundError:
         return None
     except NotADirectoryError as e:  # the cache cannot be used here
@@ -302,7 +316,7 @@ def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
         True
     """
     directory, data = cache_dir(), pack(key, payload, about)
-    if directory is None or len(data) > _STATE.max_bytes:
+    if directory is None or len(data) > SETTINGS.max_bytes:
         return False
     temp, path = None, directory / f"{key}{SUFFIX}"
     try:
@@ -326,9 +340,9 @@ def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
 def _fail(directory: Path, problem: str) -> None:
     """Warn once, and use ``directory`` no more (until :func:`set_cache_dir`)."""
     with _LOCK:
-        if _STATE.broken == directory:
+        if SETTINGS.broken == directory:
             return
-        _STATE.broken = directory
+        SETTINGS.broken = directory
     warn(f"{problem}: going on without it")
 
 
@@ -339,10 +353,10 @@ def _evict(directory: Path, added: int) -> None:
     start): other processes' writes are seen at the next scan, so the bound is approximate.
     """
     with _LOCK:
-        limit = _STATE.max_bytes
-        if _STATE.estimate is not None:
-            _STATE.estimate += added
-            if _STATE.estimate <= limit:
+        limit = SETTINGS.max_bytes
+        if SETTINGS.estimate is not None:
+            SETTINGS.estimate += added
+            if SETTINGS.estimate <= limit:
                 return
     now = time.time()
     entries: list[tuple[float, int, str]] = []
@@ -367,7 +381,7 @@ def _evict(directory: Path, added: int) -> None:
             if _remove(path):
                 total -= size
     with _LOCK:
-        _STATE.estimate = total
+        SETTINGS.estimate = total
 
 
 def _remove(path: str) -> bool:
