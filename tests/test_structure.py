@@ -193,7 +193,8 @@ def test_public_symbols_have_docstrings_with_examples():
 # pipeline, with the rules of every op family the path had left beside it (index, window, fft,
 # sort and linalg rules; the integer, complex and 64-bit lowering; host data, fallbacks,
 # indexing and interop): 28 modules, 5,660 lines, the disk cache moved out to persist/.
-CORE_BUDGET = 5700
+# Issue 29's NumPy array methods on the tensor (core.methods, 288 lines): 6,024.
+CORE_BUDGET = 6050
 
 
 def test_core_fits_its_line_budget(capsys):

@@ -117,6 +117,7 @@ from minilazy.api.elementwise import (
     trunc,
     where,
 )
+from minilazy.api.everyday import concatenate, logsumexp, sigmoid, softplus, transpose
 from minilazy.api.info import Info, __array_namespace_info__
 from minilazy.api.manipulation import (
     broadcast_arrays,
@@ -209,6 +210,7 @@ from minilazy.inspect.debug import (
 )
 from minilazy.inspect.printers import Graph, graph
 from minilazy.inspect.report import metrics, metrics_report
+from minilazy.linalg.einsum import einsum
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
@@ -251,4 +253,6 @@ __all__ = [
     "triu", "trunc", "uint16", "uint32", "uint64", "uint8", "unique_all", "unique_counts",
     "unique_inverse", "unique_values", "UniqueAllResult", "UniqueCountsResult",
     "UniqueInverseResult", "unstack", "var", "vecdot", "where", "zeros", "zeros_like",
+    # everyday extensions beyond the standard (NumPy's names, SciPy's and PyTorch's functions)
+    "concatenate", "einsum", "logsumexp", "sigmoid", "softplus", "transpose",
 ]

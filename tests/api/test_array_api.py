@@ -67,7 +67,7 @@ def test_namespace_and_constants():
     assert t[:, ml.newaxis].shape == (2, 1, 3)
     assert t.mT.shape == (3, 2) and t.device == ml.default_device()
     assert t.to_device(t.device) is t and t.to(t.device) is t
-    assert complex(ml.asarray([[-1.5]]) * 2) == -3 + 0j and complex(ml.asarray(True)) == 1 + 0j
+    assert complex(ml.asarray(-1.5) * 2) == -3 + 0j and complex(ml.asarray(True)) == 1 + 0j
     with pytest.raises(ValueError, match="stream"):
         t.to_device(t.device, stream=1)
 

@@ -88,6 +88,9 @@ CALLS: dict[str, Call] = {
     "nn.gelu": ((F,), {"approximate": "tanh"}), "nn.layer_norm": ((F, V, V), {}),
     "nn.linear": ((F, F.T, V[:2]), {}), "nn.log_softmax": ((F,), {}), "nn.relu": ((F - 0.5,), {}),
     "nn.softmax": ((F,), {"axis": 0}),
+    "concatenate": (([F, G], 1), {}), "concatenate[None]": (([F, V], None), {}),
+    "transpose": ((F,), {}), "transpose[axes]": ((F, (1, 0)), {}),
+    "einsum": (("ij,kj->ik", F, G), {}), "logsumexp": ((F,), {"axis": 1}),
 }
 # Functions that take no tensor at all: shapes, numbers, dtypes, options, other functions.
 NO_TENSORS = {"arange", "asarray", "cache_dir", "clear_cache", "compile_history",

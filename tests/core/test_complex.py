@@ -104,7 +104,7 @@ def test_asarray_of_complex_values():
     assert ml.asarray([1.0], dtype=ml.complex64).dtype == ml.complex64
     assert ml.full((2,), 1j).dtype == ml.complex128
     z = ml.asarray(np.array([[1 + 1j]], np.complex64))
-    assert complex(z) == 1 + 1j and z.item() == 1 + 1j
+    assert complex(z[0, 0]) == 1 + 1j and z.item() == 1 + 1j
     with pytest.raises(TypeError):
         float(z)
 

@@ -31,6 +31,7 @@ from minilazy.api.elementwise import (
     sqrt,
     where,
 )
+from minilazy.api.keywords import keywords
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import concat
 from minilazy.core import dtypes
@@ -168,6 +169,7 @@ def copysign(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     return where(signbit(b), negative(magnitude), magnitude)
 
 
+@keywords
 def vecdot(x1: TensorLike, x2: TensorLike, /, *, axis: int = -1) -> Tensor:
     """The dot product of vectors along ``axis``, broadcasting the other axes.
 
@@ -196,6 +198,7 @@ def vecdot(x1: TensorLike, x2: TensorLike, /, *, axis: int = -1) -> Tensor:
     return reduce_sum(product, axis=axis, dtype=product.dtype)
 
 
+@keywords
 def count_nonzero(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None,
                   keepdims: bool = False) -> Tensor:
     """How many elements of ``x`` are nonzero (true, for booleans) along ``axis``, as int64.
@@ -210,6 +213,7 @@ def count_nonzero(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None
     return reduce_sum(nonzero, axis=axis, dtype=dtypes.DEFAULT_INT, keepdims=keepdims)
 
 
+@keywords
 def diff(x: TensorLike, /, *, axis: int = -1, n: int = 1, prepend: TensorLike | None = None,
          append: TensorLike | None = None) -> Tensor:
     """The ``n``-th forward difference along ``axis``: ``x[i + 1] - x[i]``, ``n`` times.

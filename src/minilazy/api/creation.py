@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from minilazy.api.keywords import keywords
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.core.device import Mesh, checked
@@ -53,6 +54,7 @@ def _param(value: Number, dtype: DType) -> Node:
     return scalar(dtype.type(value).item(), dtype)
 
 
+@keywords
 def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | None = None,
             copy: bool | None = None,
             sharding: tuple[Mesh, Spec] | None = None
@@ -134,6 +136,7 @@ def tensors(*xs: TensorLike) -> tuple[Tensor, ...]:
     return tuple(tensor(x, device) for x in xs)
 
 
+@keywords
 def full(shape: ShapeLike, fill_value: Scalar, *, dtype: DTypeLike | None = None,
          device: Device | None = None) -> Tensor:
     """A tensor of ``shape`` filled with ``fill_value`` (a parameter: new values reuse the program).
@@ -148,6 +151,7 @@ def full(shape: ShapeLike, fill_value: Scalar, *, dtype: DTypeLike | None = None
     return record(Op.BROADCAST, (_param(fill_value, d),), ToShape(dims), _device(device, "full"))
 
 
+@keywords
 def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None,
           device: Device | None = None) -> Tensor:
     """A tensor of zeros (float64 unless ``dtype`` says otherwise).
@@ -160,6 +164,7 @@ def zeros(shape: ShapeLike, *, dtype: DTypeLike | None = None,
     return full(_shape(shape, "zeros"), 0, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
+@keywords
 def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None,
          device: Device | None = None) -> Tensor:
     """A tensor of ones (float64 unless ``dtype`` says otherwise).
@@ -172,6 +177,7 @@ def ones(shape: ShapeLike, *, dtype: DTypeLike | None = None,
     return full(_shape(shape, "ones"), 1, dtype=dtype or dtypes.DEFAULT_FLOAT, device=device)
 
 
+@keywords
 def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
           device: Device | None = None) -> Tensor:
     """An uninitialised tensor; minilazy gives zeros.
@@ -184,6 +190,7 @@ def empty(shape: ShapeLike, *, dtype: DTypeLike | None = None,
     return zeros(_shape(shape, "empty"), dtype=dtype, device=device)
 
 
+@keywords
 def full_like(x: TensorLike, /, fill_value: Scalar, *, dtype: DTypeLike | None = None,
               device: Device | None = None) -> Tensor:
     """A tensor like ``x`` (shape, dtype, device) filled with ``fill_value``.
@@ -200,6 +207,7 @@ def full_like(x: TensorLike, /, fill_value: Scalar, *, dtype: DTypeLike | None =
                 device=x.device if device is None else device)
 
 
+@keywords
 def zeros_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
                device: Device | None = None) -> Tensor:
     """Zeros shaped like ``x``.
@@ -212,6 +220,7 @@ def zeros_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
     return full_like(x, 0, dtype=dtype, device=device)
 
 
+@keywords
 def ones_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
               device: Device | None = None) -> Tensor:
     """Ones shaped like ``x``.
@@ -224,6 +233,7 @@ def ones_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
     return full_like(x, 1, dtype=dtype, device=device)
 
 
+@keywords
 def empty_like(x: TensorLike, /, *, dtype: DTypeLike | None = None,
                device: Device | None = None) -> Tensor:
     """An uninitialised tensor like ``x``; minilazy gives zeros.

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from minilazy.api.creation import device_of, tensor
+from minilazy.api.keywords import keywords
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Cast
 from minilazy.core.dtypes import DType, DTypeLike
@@ -150,6 +151,7 @@ def positive(x: TensorLike, /) -> Tensor:
     return Tensor(x._node, x.device)
 
 
+@keywords
 def astype(x: TensorLike, dtype: DTypeLike, /, *, copy: bool = True, device: Device | None = None
            ) -> Tensor:
     """``x`` converted to ``dtype`` (NumPy's ``astype`` casting: wrapping, truncating).

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from minilazy.api.creation import device_of, tensor, tensors
+from minilazy.api.keywords import keywords
 from minilazy.api.shaping import broadcast_to, concat, permute_dims, reshape, take
 from minilazy.core import dtypes
 from minilazy.core.fallback import host_values
@@ -98,6 +99,7 @@ def meshgrid(*arrays: TensorLike, indexing: str = "xy") -> list[Tensor]:
     return out
 
 
+@keywords
 def unstack(x: TensorLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """The slices of ``x`` along ``axis``, as a tuple (the inverse of ``stack``).
 
@@ -135,6 +137,7 @@ def tile(x: TensorLike, repetitions: tuple[int, ...], /) -> Tensor:
     return reshape(spread, tuple(r * d for r, d in zip(reps, shape)))
 
 
+@keywords
 def repeat(x: TensorLike, repeats: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Each element of ``x`` repeated ``repeats`` times along ``axis`` (None: flattened ``x``).
 
@@ -174,6 +177,7 @@ def repeat(x: TensorLike, repeats: TensorLike, /, *, axis: int | None = None) ->
     return reshape(spread, x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:])
 
 
+@keywords
 def roll(x: TensorLike, /, shift: int | tuple[int, ...], *,
          axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` with elements shifted by ``shift`` along ``axis``, wrapping around the end.

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from minilazy.api.creation import tensors
+from minilazy.api.keywords import keywords
 from minilazy.core.attrs import Contract
 from minilazy.core.infer import normalize_axes
 from minilazy.core.ir import Op
@@ -28,6 +29,7 @@ def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     return a @ b
 
 
+@keywords
 def tensordot(x1: TensorLike, x2: TensorLike, /, *,
               axes: int | tuple[Sequence[int], Sequence[int]] = 2) -> Tensor:
     """Contract the last ``axes`` axes of ``x1`` with the first of ``x2`` (or named axes).

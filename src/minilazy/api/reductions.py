@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from minilazy.api.creation import full, tensor
 from minilazy.api.elementwise import astype
+from minilazy.api.keywords import keywords
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Axis, Reduce, Scan, ToShape
 from minilazy.core.dtypes import DType, DTypeLike
@@ -38,6 +39,7 @@ def _reduce(op: Op, x: Tensor, axis: Axes, keepdims: bool, name: str = "") -> Te
     return record(op, (x._node,), Reduce(axes, bool(keepdims)), x.device)
 
 
+@keywords
 def sum(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
         keepdims: bool = False) -> Tensor:
     """Sum over ``axis`` (all axes when None). Integers accumulate in int64/uint64, as NumPy.
@@ -54,6 +56,7 @@ def sum(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
     return astype(_reduce(Op.SUM, astype(x, d), axis, keepdims), d, copy=False)
 
 
+@keywords
 def prod(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
          keepdims: bool = False) -> Tensor:
     """Product over ``axis``.
@@ -70,6 +73,7 @@ def prod(x: TensorLike, /, *, axis: Axes = None, dtype: DTypeLike | None = None,
     return astype(_reduce(Op.PROD, astype(x, d), axis, keepdims), d, copy=False)
 
 
+@keywords
 def max(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Maximum over ``axis`` (NaN propagates). Zero-size reductions raise at the call.
 
@@ -82,6 +86,7 @@ def max(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tenso
     return _reduce(Op.MAX, x, axis, keepdims)
 
 
+@keywords
 def min(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Minimum over ``axis`` (NaN propagates).
 
@@ -94,6 +99,7 @@ def min(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tenso
     return _reduce(Op.MIN, x, axis, keepdims)
 
 
+@keywords
 def argmax(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first maximum along ``axis`` (of the flattened tensor when None).
 
@@ -108,6 +114,7 @@ def argmax(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False)
     return _reduce(Op.ARGMAX, x, axis, keepdims)
 
 
+@keywords
 def argmin(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False) -> Tensor:
     """Index of the first minimum along ``axis`` (of the flattened tensor when None).
 
@@ -122,6 +129,7 @@ def argmin(x: TensorLike, /, *, axis: int | None = None, keepdims: bool = False)
     return _reduce(Op.ARGMIN, x, axis, keepdims)
 
 
+@keywords
 def any(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where any element along ``axis`` is nonzero.
 
@@ -134,6 +142,7 @@ def any(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tenso
     return _reduce(Op.ANY, x, axis, keepdims)
 
 
+@keywords
 def all(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """True where every element along ``axis`` is nonzero.
 
@@ -146,6 +155,7 @@ def all(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tenso
     return _reduce(Op.ALL, x, axis, keepdims)
 
 
+@keywords
 def cumulative_sum(x: TensorLike, /, *, axis: int | None = None, dtype: DTypeLike | None = None,
                    include_initial: bool = False) -> Tensor:
     """Running sums along ``axis``: element ``i`` is the sum of elements ``0..i`` (one op).
@@ -189,6 +199,7 @@ def _count(name: str, x: Tensor, axis: Axes) -> int:
     return math.prod(x.shape[a] for a in _axes(name, x, axis))
 
 
+@keywords
 def mean(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
     """Arithmetic mean over ``axis`` (integers give float64, as NumPy).
 
@@ -215,6 +226,7 @@ def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) ->
                   copy=False)
 
 
+@keywords
 def var(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (n - correction)``, as NumPy computes it.
@@ -228,6 +240,7 @@ def var(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
     return _var(x, axis, correction, keepdims, "var")
 
 
+@keywords
 def std(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         keepdims: bool = False) -> Tensor:
     """Standard deviation over ``axis``: ``sqrt(var(x))``.

@@ -17,6 +17,7 @@ import numpy as np
 
 from minilazy.api.creation import device_of, tensor, tensors
 from minilazy.api.elementwise import where
+from minilazy.api.keywords import keywords
 from minilazy.core import dtypes
 from minilazy.core.attrs import Axes, Axis, Iota, Permute, ToShape
 from minilazy.core.infer import broadcast_shapes, describe, integers, normalize_axes, normalize_axis
@@ -24,6 +25,7 @@ from minilazy.core.ir import Op, ShapeError
 from minilazy.core.tensor import Tensor, TensorLike, as_node, record
 
 
+@keywords
 def reshape(x: TensorLike, /, shape: int | Sequence[int], *, copy: bool | None = None) -> Tensor:
     """``x`` with a new shape of the same size; one dimension may be -1 (inferred).
 
@@ -130,6 +132,7 @@ def broadcast_to(x: TensorLike, /, shape: Sequence[int]) -> Tensor:
                   x.device)
 
 
+@keywords
 def concat(arrays: Sequence[TensorLike], /, *, axis: int | None = 0) -> Tensor:
     """Join tensors along an existing axis (flattened first when ``axis`` is None).
 
@@ -151,6 +154,7 @@ def concat(arrays: Sequence[TensorLike], /, *, axis: int | None = 0) -> Tensor:
     return record(Op.CONCAT, nodes, Axis(a), first.device)
 
 
+@keywords
 def stack(arrays: Sequence[TensorLike], /, *, axis: int = 0) -> Tensor:
     """Join same-shaped tensors along a new axis.
 
@@ -170,6 +174,7 @@ def stack(arrays: Sequence[TensorLike], /, *, axis: int = 0) -> Tensor:
     return concat([expand_dims(t, axis) for t in arrays], axis=axis)
 
 
+@keywords
 def flip(x: TensorLike, /, *, axis: int | Sequence[int] | None = None) -> Tensor:
     """``x`` with the order of elements reversed along ``axis`` (all axes when None).
 
@@ -202,6 +207,7 @@ def _host_indices(name: str, indices: TensorLike) -> Tensor | np.ndarray[Any, An
     return indices
 
 
+@keywords
 def take(x: TensorLike, indices: TensorLike, /, *, axis: int | None = None) -> Tensor:
     """Elements of ``x`` at integer ``indices`` along ``axis`` (of the flattened ``x`` if None).
 
@@ -242,6 +248,7 @@ def _band(name: str, x: Tensor, k: int, lower: bool) -> Tensor:
     return where(keep, x, False if x.dtype == dtypes.bool_ else 0)
 
 
+@keywords
 def tril(x: TensorLike, /, *, k: int = 0) -> Tensor:
     """The lower triangle of each matrix in ``x`` (its last two axes), zeros above diagonal ``k``.
 
@@ -256,6 +263,7 @@ def tril(x: TensorLike, /, *, k: int = 0) -> Tensor:
     return _band("tril", x, k, lower=True)
 
 
+@keywords
 def triu(x: TensorLike, /, *, k: int = 0) -> Tensor:
     """The upper triangle of each matrix in ``x`` (its last two axes), zeros below diagonal ``k``.
 
@@ -268,6 +276,7 @@ def triu(x: TensorLike, /, *, k: int = 0) -> Tensor:
     return _band("triu", x, k, lower=False)
 
 
+@keywords
 def take_along_axis(x: TensorLike, indices: TensorLike, /, *, axis: int = -1) -> Tensor:
     """Elements of ``x`` picked along ``axis`` by ``indices``, which has as many axes as ``x``.
 

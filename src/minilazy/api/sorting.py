@@ -10,6 +10,7 @@ first. ``-0.0`` and ``0.0`` are equal keys. Never imports jax.
 from __future__ import annotations
 
 from minilazy.api.creation import tensor
+from minilazy.api.keywords import keywords
 from minilazy.core.attrs import Sort, ToShape
 from minilazy.core.infer import normalize_axis
 from minilazy.core.ir import Op
@@ -24,6 +25,7 @@ def _sort(op: Op, x: TensorLike, axis: int, descending: bool) -> Tensor:
     return record(op, (x._node,), Sort(a, bool(descending)), x.device)
 
 
+@keywords
 def sort(x: TensorLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True
          ) -> Tensor:
     """``x`` sorted along ``axis``, ascending (NaNs last) or ``descending`` (NaNs first).
@@ -41,6 +43,7 @@ def sort(x: TensorLike, /, *, axis: int = -1, descending: bool = False, stable: 
     return _sort(Op.SORT, x, axis, descending)
 
 
+@keywords
 def argsort(x: TensorLike, /, *, axis: int = -1, descending: bool = False, stable: bool = True
             ) -> Tensor:
     """The indices (int64) that sort ``x`` along ``axis``, as ``take_along_axis`` reads them.

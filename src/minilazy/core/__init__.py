@@ -24,5 +24,5 @@ PIPELINE = (
     "cut", "donation",                                                       # cut and key
     "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
     "cluster", "runtime", "compile", "barrier",                              # run, cache, barrier
-    "host", "fallback", "indexing", "interop", "tensor",                     # the tensor on top
+    "host", "fallback", "indexing", "interop", "methods", "tensor",          # the tensor on top
 )

@@ -3,7 +3,7 @@
 The top of core. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
 leaf once it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates
 one node, and returns a new tensor; in-place ops rebind the handle (functional underneath).
-Observations such as ``float(t)`` call the barrier, below, directly. Never imports jax.
+Observations such as ``float(t)`` call the barrier directly; ``t.sum(1)`` is core.methods'.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from minilazy.core.dtypes import DType, Number
 from minilazy.core.host import check_power, host_data
 from minilazy.core.indexing import Item, fill_mask, index_spec, scalar_bools
 from minilazy.core.infer import INFER, describe
-from minilazy.core.interop import ArrayAPIMethods
+from minilazy.core.interop import ArrayAPIMethods, check_scalar
 from minilazy.core.ir import Device, DeviceError, Failure, Node, Op
+from minilazy.core.methods import NumPyMethods
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.scalars import is_weak, scalar, weak_scalar
 from minilazy.core.state import ENGINE, LIVE, OVERRIDE, user_site
@@ -114,11 +115,12 @@ def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
 
 
 def _check_size_one(t: Tensor, what: str) -> None:
-    if t.size != 1:
-        raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})")
+    if t.size != 1:  # NumPy's ValueError: bool() and item() take size 1, whatever the rank
+        raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})"
+                         + (": use x.any() or x.all()" if what == "bool()" else ""))
 
 
-class Tensor(ArrayAPIMethods):
+class Tensor(ArrayAPIMethods, NumPyMethods):
     """A lazy n-dimensional array: ops on it are recorded, not run, until a barrier.
 
     Make tensors with ``ml.asarray`` and the creation functions, not with this constructor.
@@ -134,8 +136,6 @@ class Tensor(ArrayAPIMethods):
     """
 
     __slots__ = ("_node", "_device", "__weakref__")
-    # Make NumPy defer to our reflected ops (ndarray + Tensor -> Tensor.__radd__).
-    __array_ufunc__ = None
 
     def __init__(self, node: Node, device: Device) -> None:
         self._node = node
@@ -189,8 +189,8 @@ class Tensor(ArrayAPIMethods):
     @property
     def T(self) -> Tensor:
         """The transpose (axes reversed), like NumPy's ``.T``."""
-        perm = tuple(range(self.ndim))[::-1]
-        return record(Op.TRANSPOSE, (self._node,), Permute(perm), self._device)
+        return record(Op.TRANSPOSE, (self._node,), Permute(tuple(range(self.ndim))[::-1]),
+                      self._device)
 
     @property
     def mT(self) -> Tensor:
@@ -244,11 +244,11 @@ class Tensor(ArrayAPIMethods):
         return bool(barrier.to_host(self, "bool").item())
 
     def __int__(self) -> int:
-        _check_size_one(self, "int()")
+        check_scalar(self, "int()")
         return int(barrier.to_host(self, "int").item())
 
     def __float__(self) -> float:
-        _check_size_one(self, "float()")
+        check_scalar(self, "float()")
         return float(barrier.to_host(self, "float").item())
 
     def __index__(self) -> int:
@@ -338,8 +338,7 @@ class Tensor(ArrayAPIMethods):
     def __ilshift__(self, o: TensorLike) -> Tensor: return self._rebind(Op.SHIFT_LEFT, self << o)
     def __irshift__(self, o: TensorLike) -> Tensor: return self._rebind(Op.SHIFT_RIGHT, self >> o)
 
-    def __imatmul__(self, o: TensorLike) -> Tensor:
-        return self._rebind(Op.MATMUL, self @ o)
+    def __imatmul__(self, o: TensorLike) -> Tensor: return self._rebind(Op.MATMUL, self @ o)
 
     # -- indexing ------------------------------------------------------------------------------
     def _index(self, key: Any, op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:

@@ -1,0 +1,105 @@
+"""Everyday functions beyond the Array API: sigmoid, softplus, logsumexp, NumPy's aliases.
+
+In the namespace (``minilazy.api``), as extensions: what NumPy, SciPy, PyTorch and JAX code
+calls every day and the standard leaves out. Each is recorded as ops already in the tables,
+chosen to be stable (no overflow in either branch, no NaN in a gradient), so each has a
+gradient without a rule of its own. Never imports jax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from minilazy.api.composites import logaddexp
+from minilazy.api.creation import tensor, tensors
+from minilazy.api.elementwise import astype, exp, isinf, log, where
+from minilazy.api.keywords import keywords
+from minilazy.api.reductions import max as reduce_max
+from minilazy.api.reductions import sum as reduce_sum
+from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
+from minilazy.core import dtypes
+from minilazy.core.infer import normalize_axes
+from minilazy.core.tensor import Tensor, TensorLike
+
+
+def _floating(name: str, x: TensorLike) -> Tensor:
+    """``x`` as a real floating tensor: integers and booleans become the default float."""
+    t = tensor(x)
+    if t.dtype in dtypes.COMPLEX:
+        raise TypeError(f"{name}: complex input is not supported, got {t.dtype}")
+    return t if t.dtype in dtypes.FLOATING else astype(t, dtypes.DEFAULT_FLOAT)
+
+
+def sigmoid(x: TensorLike, /) -> Tensor:
+    """The logistic function ``1 / (1 + exp(-x))``, element by element.
+
+    Computed from ``z = exp(-|x|)``, which never overflows: ``1 / (1 + z)`` where ``x >= 0``,
+    else ``z / (1 + z)``; so ``sigmoid(-800.0)`` is ``exp(-800)`` rounded, not NaN, and so is
+    its gradient ``s * (1 - s)``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.sigmoid(ml.asarray([0.0, 800.0, -800.0])).tolist()
+        [0.5, 1.0, 0.0]
+    """
+    t = _floating("sigmoid", x)
+    z = exp(-abs(t))
+    return where(t >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+
+
+def softplus(x: TensorLike, /) -> Tensor:
+    """``log(1 + exp(x))``, element by element, as ``logaddexp(x, 0)``: stable for any ``x``.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.softplus(ml.asarray([0.0, 1000.0, -1000.0])).tolist()
+        [0.6931471805599453, 1000.0, 0.0]
+    """
+    return logaddexp(_floating("softplus", x), 0.0)
+
+
+@keywords
+def logsumexp(x: TensorLike, /, *, axis: int | Sequence[int] | None = None,
+              keepdims: bool = False) -> Tensor:
+    """``log(sum(exp(x)))`` over ``axis`` (all axes when None), as SciPy's, stably.
+
+    The maximum is subtracted before ``exp`` and added back (an infinite maximum is not, so
+    ``-inf`` rows give ``-inf`` and ``inf`` gives ``inf``, not NaN). Integers become the
+    default float.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.logsumexp(ml.asarray([[1000.0, 1000.0], [0.0, -1e9]]), axis=1).tolist()
+        [1000.6931471805599, 0.0]
+    """
+    t = _floating("logsumexp", x)
+    axes = normalize_axes("logsumexp", axis, t.ndim)
+    top = reduce_max(t, axis=axes, keepdims=True)
+    top = where(isinf(top), 0.0, top)  # a row of infinities: no inf - inf
+    out = log(reduce_sum(exp(t - top), axis=axes, keepdims=True)) + top
+    return out if keepdims else squeeze(out, axis=axes)
+
+
+def concatenate(arrays: Sequence[TensorLike], axis: int | None = 0) -> Tensor:
+    """NumPy's name for :func:`concat`, with NumPy's positional ``axis`` (None: flattened).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.concatenate([ml.ones((1, 2)), ml.zeros((1, 2))], None).tolist()
+        [1.0, 1.0, 0.0, 0.0]
+    """
+    if axis is None:
+        return concat([reshape(t, (-1,)) for t in tensors(*arrays)], axis=0)
+    return concat(arrays, axis=axis)
+
+
+def transpose(x: TensorLike, axes: Sequence[int] | None = None) -> Tensor:
+    """NumPy's ``transpose``: :func:`permute_dims`, every axis reversed when ``axes`` is None.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.transpose(ml.ones((2, 3, 4))).shape, ml.transpose(ml.ones((2, 3)), (1, 0)).shape
+        ((4, 3, 2), (3, 2))
+    """
+    t = tensor(x)
+    return permute_dims(t, tuple(range(t.ndim))[::-1] if axes is None else tuple(axes))
