@@ -61,7 +61,8 @@ def _runtime_nodes(tree: ast.AST):
 
 
 def _imports(path: pathlib.Path) -> set[str]:
-    """The modules ``path`` imports when it runs, minilazy's without the ``minilazy.`` prefix."""
+    """The modules ``path`` imports when it runs: minilazy's without the ``minilazy.`` prefix,
+    others with a leading ``/`` (the standard library's ``inspect`` is not minilazy's)."""
     found = set()
     for node in _runtime_nodes(ast.parse(path.read_text())):
         names: list[str] = []
@@ -76,7 +77,7 @@ def _imports(path: pathlib.Path) -> set[str]:
             elif inner != full and inner in MODULES:
                 found.add(inner)  # a module: from minilazy.core import ir, or minilazy.core.ir
             elif inner == full:
-                found.add(full)  # not minilazy's
+                found.add("/" + full)  # not minilazy's
     return found
 
 
@@ -139,7 +140,7 @@ def test_imports_are_absolute(module):
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_jax_only_in_lowering_and_runtime(module):
-    uses_jax = any(n.split(".")[0] in ("jax", "jaxlib") for n in GRAPH[module])
+    uses_jax = any(n.split(".")[0] in ("/jax", "/jaxlib") for n in GRAPH[module])
     assert not uses_jax or module in JAX_ALLOWED, f"{module} imports jax"
 
 
@@ -193,8 +194,9 @@ def test_public_symbols_have_docstrings_with_examples():
 # pipeline, with the rules of every op family the path had left beside it (index, window, fft,
 # sort and linalg rules; the integer, complex and 64-bit lowering; host data, fallbacks,
 # indexing and interop): 28 modules, 5,660 lines, the disk cache moved out to persist/.
-# Issue 29's NumPy array methods on the tensor (core.methods, 288 lines): 6,024.
-CORE_BUDGET = 6050
+# Issue 29's NumPy habits on the tensor (core.methods, 288 lines, and NumPy's function and ufunc
+# protocols in interop): 6,150.
+CORE_BUDGET = 6160
 
 
 def test_core_fits_its_line_budget(capsys):
