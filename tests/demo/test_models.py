@@ -9,8 +9,10 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 import minilazy as ml
+from minilazy.__main__ import run
 from minilazy.demo import models
 from minilazy.demo.corpus import characters
 from minilazy.demo.datasets import digits
@@ -74,3 +76,53 @@ def test_devices_is_for_the_mlp_only():
     proc = subprocess.run([sys.executable, "-m", "minilazy", "--model", "cnn", "--devices", "2"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 2 and "mlp" in proc.stderr
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--steps", "0"], "--steps: must be at least 1, got 0"),
+    (["--steps", "-5"], "--steps: must be at least 1, got -5"),
+    (["--steps", "ten"], "--steps: expected a whole number, got 'ten'"),
+    (["--devices", "0"], "--devices: must be at least 1, got 0"),
+    (["--devices", "3"], "the batch of 128 must split evenly; use one of 1, 2, 4, 8, 16"),
+    (["--model", "cnn", "--devices", "2"], "only the mlp model"),
+    (["--model", "rnn"], "invalid choice: 'rnn'"),
+])
+def test_the_command_refuses_bad_arguments_before_anything_runs(argv, says, capsys):
+    """argparse's exit status 2 and usage line, with a message that says what is allowed."""
+    ml.reset_metrics()
+    with pytest.raises(SystemExit) as e:
+        run(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: python -m minilazy") and says in err, err
+    assert ml.metrics().ops_recorded == 0
+
+
+def test_the_help_is_plain_text_with_the_defaults(capsys):
+    with pytest.raises(SystemExit):
+        run(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and ":func:" not in out  # no reStructuredText
+    assert "300 for mlp, 200 for cnn, 300 for transformer" in " ".join(out.split())
+    assert "784-256-10" in out
+
+
+def test_one_step_trains_and_says_there_is_no_steady_state_yet(capsys):
+    """``--steps 1`` (a ZeroDivisionError once) prints the first step and makes no claim about
+    later steps; the MLP prints the size of its graph, as the other models do."""
+    run(["--model", "mlp", "--steps", "1"])
+    out = capsys.readouterr().out
+    assert "one step only" in out and "nodes)" in out and "final loss" in out
+    assert "lazy, later steps" not in out
+    models.report(models.Run({}, [2.0], 0.5, 0.0, 1, 0, 0, 10, 8.0))
+    out = capsys.readouterr().out
+    assert "one step only" in out and "steady state" in out and "0 compiles" not in out
+
+
+def test_the_first_step_says_it_compiles_before_it_does(capsys):
+    x, y = digits(32)
+    xs, ys = ml.asarray(x), ml.asarray(y)
+    models.fit(models.cnn_loss, models.cnn_params(), lambda i: (xs, ys), steps=2, lr=1e-2,
+               log_every=1)
+    lines = capsys.readouterr().out.splitlines()
+    assert "compiling" in lines[0] and "loss" in lines[1]

@@ -201,6 +201,8 @@ def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
     first = later = 0.0
     first_compiles = nodes = ops = 0
     ml.reset_metrics()
+    if log_every:  # the first step compiles for seconds: say so before it starts
+        print("  step    0  recording the step and compiling it, once...", flush=True)
     start = time.perf_counter()
     for i in range(steps):
         x, y = batch(i)
@@ -231,14 +233,16 @@ def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
 
 def report(run: Run) -> None:
     """Print the counters and timings of ``run``, and whether the steady state compiled."""
-    steady = ("0 compiles in the steady state (one program, found in the cache every step)"
+    later = len(run.losses) - 1
+    steady = ("one step only: run 2 or more (--steps) to see the steady state" if not later else
+              f"0 compiles in the steady state ({run.cache_hits} cache hits in {later} steps)"
               if run.later_compiles == 0 else
               f"{run.later_compiles} compiles after the first step (expected 0)")
     plural = "" if run.first_compiles == 1 else "s"
+    steps = f"; later steps {run.step_seconds * 1e3:.1f} ms/step" if later else ""
     print(f"first step {run.first_seconds * 1e3:8.1f} ms (records, {run.first_compiles} "
-          f"compile{plural}); later steps {run.step_seconds * 1e3:.1f} ms/step, {run.cache_hits} "
-          f"cache hits\ngraph: {run.nodes} nodes per step, {run.ops_per_step:.0f} ops recorded "
-          f"per step; {steady}")
+          f"compile{plural}){steps}\ngraph: {run.nodes} nodes per step, "
+          f"{run.ops_per_step:.0f} ops recorded per step; {steady}")
 
 
 def main_cnn(steps: int = 200, batch: int = 64) -> Run:
