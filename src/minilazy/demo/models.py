@@ -235,6 +235,8 @@ def report(run: Run) -> None:
     """Print the counters and timings of ``run``, and whether the steady state compiled."""
     later = len(run.losses) - 1
     steady = ("one step only: run 2 or more (--steps) to see the steady state" if not later else
+              f"0 compiles in the steady state (a cache hit at each of the {later} later steps)"
+              if run.cache_hits == later else
               f"0 compiles in the steady state ({run.cache_hits} cache hits in {later} steps)"
               if run.later_compiles == 0 else
               f"{run.later_compiles} compiles after the first step (expected 0)")
