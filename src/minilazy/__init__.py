@@ -195,6 +195,7 @@ from minilazy.core.dtypes import (
     uint32,
     uint64,
 )
+from minilazy.core.indexing import ViewWriteWarning
 from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
 from minilazy.core.metrics import Metrics, reset_metrics
 from minilazy.core.runtime import default_device, devices
@@ -229,9 +230,10 @@ __all__ = [
     "Tensor", "Op", "mark_step", "sync", "wait", "eager", "policy", "BarrierPolicy",
     "current_policy", "set_policy", "Metrics", "metrics", "metrics_report", "reset_metrics",
     "Graph", "graph", "debug", "current_debug_level", "compile_history", "CompileRecord",
-    "RecompileWarning", "CacheWarning", "cache_dir", "set_cache_dir", "clear_cache", "Device",
-    "Mesh", "DeviceError", "ShapeError", "UnsupportedError", "default_device", "devices",
-    "mark_sharding", "grad", "value_and_grad", "nn", "optim", "random", "conv",
+    "RecompileWarning", "CacheWarning", "ViewWriteWarning", "cache_dir", "set_cache_dir",
+    "clear_cache", "Device", "Mesh", "DeviceError", "ShapeError", "UnsupportedError",
+    "default_device", "devices", "mark_sharding", "grad", "value_and_grad", "nn", "optim",
+    "random", "conv",
     # the Array API 2023.12 namespace
     "__array_namespace_info__", "abs", "acos", "acosh", "add", "all", "any", "arange", "argmax",
     "argmin", "argsort", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",

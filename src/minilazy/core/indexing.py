@@ -15,6 +15,7 @@ fallback, and the gather with its positions stays recorded (and differentiable);
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from types import EllipsisType
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -26,7 +27,8 @@ from minilazy.core.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
 from minilazy.core.dtypes import INTEGER
 from minilazy.core.fallback import host_values
 from minilazy.core.host import host_data
-from minilazy.core.ir import Device, DeviceError, Node, Shape, UnsupportedError, data_leaf
+from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
+from minilazy.core.state import LIVE
 
 if TYPE_CHECKING:  # the tensor module imports this one, for its keys: the type checker only
     from minilazy.core.tensor import Tensor
@@ -271,3 +273,42 @@ def fill_mask(shape: Shape, device: Device, key: Any, value: Shape) -> tuple[Nod
     if mask.device != device:
         raise DeviceError(f"setitem: the mask is on {mask.device}, the tensor on {device}")
     return mask._node, to
+
+
+class ViewWriteWarning(UserWarning):
+    """A write into a tensor taken from another by indexing or reshaping: the other is unchanged.
+
+    NumPy's basic indexing, ``reshape`` and ``.T`` make *views*, so ``v = x[0]; v[:] = 7`` changes
+    ``x`` in NumPy (and in PyTorch). minilazy's tensors are values, as JAX's are (LZ-REC-005): the
+    write changes ``v`` only. Warned once per write site while ``x`` is alive; write into ``x``
+    itself (``x[0] = 7``) to change it.
+
+    Example:
+        >>> import warnings
+        >>> import minilazy as ml
+        >>> x = ml.zeros((2, 3))
+        >>> v = x[0]
+        >>> with warnings.catch_warnings(record=True) as seen:
+        ...     warnings.simplefilter("always")
+        ...     v[:] = 7.0
+        >>> seen[0].category.__name__, x.tolist()[0]
+        ('ViewWriteWarning', [0.0, 0.0, 0.0])
+    """
+
+
+# What NumPy makes views of: basic indexing (no index arrays), reshapes and transposes.
+_VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.TRANSPOSE})
+
+
+def warn_view_write(node: Node) -> None:
+    """Warn if ``node``, about to be written into, is a NumPy view of a live tensor's value."""
+    if node.op not in _VIEWS or len(node.operands) > 1:  # index arrays: NumPy copies too
+        return
+    base = node.operands[0]
+    if any(t._node is base for t in LIVE.tensors()):
+        what = "an index" if node.op is Op.GETITEM else f"a {node.op.value}"
+        warnings.warn(ViewWriteWarning(
+            f"this write changes a tensor made by {what} of another tensor that is still alive, "
+            f"and not that tensor: minilazy's tensors are values, not NumPy views (LZ-REC-005); "
+            f"write into the other tensor itself to change it"), stacklevel=3)
+

@@ -18,7 +18,7 @@ from minilazy.core import barrier, dtypes
 from minilazy.core.attrs import NONE, Attrs, Cast, Index, Permute, Sharding, ToShape
 from minilazy.core.dtypes import DType, Number
 from minilazy.core.host import check_power, host_data
-from minilazy.core.indexing import Item, fill_mask, index_spec, scalar_bools
+from minilazy.core.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
 from minilazy.core.infer import INFER, describe
 from minilazy.core.interop import ArrayAPIMethods, check_scalar
 from minilazy.core.ir import Device, DeviceError, Failure, Node, Op
@@ -368,6 +368,7 @@ class Tensor(ArrayAPIMethods, NumPyMethods):
         return record(Op.GETITEM, (x._node, *arrays), spec, self._device)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
+        warn_view_write(self._node)  # x[0][:] = 7 leaves x as it was: say so, unlike NumPy
         if is_weak(value):
             dtypes.check_scalar(value, self.dtype)
             v = scalar(self.dtype.type(value).item(), self.dtype)
