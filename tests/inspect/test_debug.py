@@ -262,3 +262,45 @@ def test_graph_cost_and_hlo_show_fusion():
     assert g.hlo().count("fusion(") == 1  # four elementwise ops, one fused kernel
     assert g.cost()["transcendentals"] == 1000
     assert ml.metrics().compiles == 0  # printers never touch the cache or the counters
+
+
+def test_a_loop_that_observes_without_a_barrier_is_told_to_mark_steps():
+    """The first hour's pitfall: ``w`` is updated but never materialised, ``float(loss(w))``
+    observes only the loss, so every iteration's graph is longer: the warning names the size
+    change and the fix (``ml.mark_step()``, or ``observe_all``)."""
+    x = ml.asarray(np.linspace(0, 1, 12, dtype=np.float32).reshape(4, 3))
+    w = ml.zeros((3,), dtype=ml.float32)
+    DEBUGGER.warned.clear()
+    with pytest.warns(ml.RecompileWarning) as caught:
+        for _ in range(10):
+            w = w - 0.1 * ml.grad(lambda v: ml.mean((x @ v - 1.0) ** 2))(w)
+            float(ml.mean((x @ w - 1.0) ** 2))
+    message = str(caught[0].message)
+    assert "grew from" in message and "ml.mark_step()" in message and "observe_all" in message
+    assert ml.compile_history()[-1].hint.startswith("a graph that grows")
+
+
+def test_an_unrelated_program_is_new_not_a_shape_change():
+    """Two programs with nothing in common are not compared node by node (no 'f32[30,20], was
+    f32[27]')."""
+    DEBUGGER.seen.clear()
+    ml.sync(ml.exp(ml.ones((27,))) + 1.0)
+    a = ml.asarray(np.ones((30, 20), np.float32))
+    ml.sync(ml.sum(ml.matmul(a, a.T), axis=0) * ml.argmax(a, axis=1).astype(ml.float32).sum())
+    record = ml.compile_history()[-1]
+    assert record.kind == "new" and "was" not in record.detail, record
+
+
+def test_a_program_read_from_disk_says_loaded(tmp_path):
+    ml.set_cache_dir(tmp_path)
+    try:
+        program = lambda: ml.sync(ml.sin(ml.ones((7,))) * 3.0)  # noqa: E731
+        ml.clear_cache()
+        program()
+        assert not ml.compile_history()[-1].loaded
+        ml.clear_cache()  # the in-memory cache forgets it; the disk keeps it
+        program()
+        record = ml.compile_history()[-1]
+        assert record.loaded and "loaded from the persistent cache" in str(record)
+    finally:
+        ml.set_cache_dir(None)

@@ -25,7 +25,7 @@ from minilazy.core.attrs import NONE, Attrs, Sharding
 from minilazy.core.cut import Cut
 from minilazy.core.dtypes import short_name
 from minilazy.core.infer import describe
-from minilazy.core.ir import Node
+from minilazy.core.ir import Device, Node
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, user_site
 from minilazy.inspect.printers import Graph
@@ -34,6 +34,7 @@ from minilazy.inspect.printers import Graph
 # without holding its nodes (or their buffers) alive. A sharding is kept apart from the other
 # attributes so that the nearest graph is found by structure, then compared by placement.
 Summary = tuple[tuple[str, Attrs, tuple[int, ...], str, tuple[int, ...], Attrs | None], ...]
+Seen = tuple[Summary, tuple[bool, ...], Device]  # a compiled graph, its donation, its device
 
 
 class RecompileWarning(UserWarning):
@@ -51,11 +52,13 @@ class CompileRecord:
 
     Attributes:
         key: the key of the graph compiled.
-        kind: ``first``, ``shape``, ``dtype``, ``attribute``, ``sharding``, ``op``, ``inputs``,
-            ``size``, ``donation`` or ``evicted``.
+        kind: ``first``, ``new``, ``shape``, ``dtype``, ``attribute``, ``sharding``, ``op``,
+            ``inputs``, ``size``, ``device``, ``donation`` or ``evicted``.
         detail: a sentence naming the first node that differs from the nearest cached graph.
         site: the user's ``file:line`` that recorded that node (when debug info is on).
         barrier: what caused the barrier, and where: ``item at train.py:12``.
+        hint: what usually fixes a compile of this kind when it repeats ("" if nothing does).
+        loaded: the program came from the persistent cache on disk, not from XLA.
 
     Example:
         >>> import minilazy as ml
@@ -69,10 +72,35 @@ class CompileRecord:
     detail: str
     site: str | None
     barrier: str
+    hint: str = ""
+    loaded: bool = False
 
     def __str__(self) -> str:
         where = f" (recorded at {self.site})" if self.site else ""
-        return f"{self.barrier}: compiled ({self.kind}): {self.detail}{where}"
+        how = "loaded from the persistent cache" if self.loaded else "compiled"
+        return f"{self.barrier}: {how} ({self.kind}): {self.detail}{where}"
+
+
+# What usually fixes a compile of each kind that repeats (the RecompileWarning quotes it).
+HINTS: Final = {
+    "size": "a graph that grows from one barrier to the next is pending work recorded again: a "
+            "tensor updated in a loop is never materialised, only something computed from it "
+            "is observed (while float(loss) > tol: ...). Call ml.mark_step() once per "
+            "iteration, or observe inside `with ml.policy(observe_all=True):`, which "
+            "materialises every live tensor at each observation",
+    "shape": "a shape changes from step to step: pad or bucket it to a few sizes (tutorial 8, "
+             "'a shape per step')",
+    "dtype": "a dtype changes from step to step: cast to one dtype before the loop",
+    "attribute": "an attribute (an axis, a Python int used as a size or index) changes from step "
+                 "to step: pass it as a tensor, or keep it fixed",
+    "op": "the program itself changes from step to step (a Python branch on a value, or a "
+          "different code path): keep the step's code the same each time",
+    "inputs": "the graph is wired differently from step to step: keep the step's code the same",
+    "sharding": "a tensor is split differently from step to step: mark it the same way each time",
+    "donation": "different buffers are donated from step to step: keep references alike each step",
+    "evicted": "the loop cycles through more programs than the compile cache holds",
+    "device": "the same program runs on several devices: each device compiles its own",
+}
 
 
 def _summary(c: Cut) -> Summary:
@@ -112,7 +140,8 @@ def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] |
         if was := next((o for o in old if o[0] == op and o[at] == same), None):
             return kind, (f"input %{i} {op} is {describe(node)}, was "
                           f"{was[2]}[{','.join(map(str, was[1]))}]"), node
-    grew = "the graph grew: " if len(mine) > len(other) else ""
+    grew = f"the graph grew from {len(other)} to {len(mine)} nodes: " \
+        if len(mine) > len(other) else ""
     return "size", f"{grew}input %{i} {op} {describe(node)} is new", node
 
 
@@ -123,8 +152,7 @@ def _placement(attrs: Attrs | None) -> str:
     return f"split {attrs.spec} over mesh [{grid}]"
 
 
-def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[bool, ...]]]
-            ) -> tuple[str, str, Node | None]:
+def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, str, Node | None]:
     """Why ``c`` needed a compile, given the graphs (and donation masks) compiled before.
 
     Returns (kind, detail, the first differing node of ``c`` or None).
@@ -134,7 +162,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
         >>> from minilazy.core.cut import cut
         >>> old = cut([ml.exp(ml.ones((2,)))._node], ml.default_device())
         >>> new = cut([ml.exp(ml.ones((3,)))._node], ml.default_device())
-        >>> explain(new, (), [(_summary(old), ())])[:2]
+        >>> explain(new, (), [(_summary(old), (), old.device)])[:2]
         ('shape', '%1 broadcast_to is f64[3], was f64[2]')
     """
     if not seen:
@@ -146,7 +174,11 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
     best = max(range(len(seen)), key=lambda k: (
         (ops & Counter((x[0], x[3]) for x in seen[k][0])).total(),
         _first_difference(mine, seen[k][0]), k))
-    other, other_donated = seen[best]
+    other, other_donated, device = seen[best]
+    common = (Counter(x[0] for x in mine) & Counter(x[0] for x in other)).total()
+    if common * 2 < min(len(mine), len(other)):  # not even its ops: nothing to compare it with
+        return "new", f"a new program of {len(mine)} nodes, unlike the {len(seen)} compiled " \
+                      f"before (the nearest, of {len(other)} nodes, shares {common} ops)", None
     i = _first_difference(mine, other)
     if i < max(len(mine), len(other)) and (changed := _new_input(c, mine, other)):
         return changed
@@ -156,14 +188,17 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[tuple[Summary, tuple[b
             node = c.order[j]
             return "sharding", f"%{j} {node.op.value} is {_placement(node.attrs)}, was " \
                                f"{_placement(other[j][5])}", node
+        if device != c.device:
+            return "device", f"same graph, on {c.device} (compiled before for {device})", None
         if donated != other_donated:
             return "donation", "same graph, other buffers donated", None
         return "evicted", "same graph as one compiled before: the cache no longer held it", None
     if i == len(other):
         node = c.order[i]
-        return "size", f"the graph grew: %{i} {node.op.value} is new", node
+        return "size", f"the graph grew from {len(other)} to {len(mine)} nodes: %{i} " \
+                       f"{node.op.value} and on are new", node
     if i == len(mine):
-        return "size", f"the graph shrank: it ends at %{i - 1}, the cached one goes on", None
+        return "size", f"the graph shrank from {len(other)} to {len(mine)} nodes", None
     node = c.order[i]
     op, attrs, shape, dtype, ins, _ = other[i]
     was = f"{dtype}[{','.join(map(str, shape))}]"
@@ -183,7 +218,8 @@ class _Debugger:
 
     def __init__(self) -> None:
         self.level = 0
-        self.seen: deque[tuple[Summary, tuple[bool, ...]]] = deque(maxlen=256)
+        self.seen: deque[Seen] = deque(maxlen=256)
+        self.loads = 0  # COUNTERS.disk_hits at the last barrier: a rise is a program loaded
         self.history: deque[CompileRecord] = deque(maxlen=100)
         # compiled? for the last 10 barriers at each user line: a loop is one line, repeated
         self.recent: OrderedDict[str | None, deque[bool]] = OrderedDict()
@@ -195,6 +231,7 @@ class _Debugger:
         self.history.clear()
         self.recent.clear()
         self.warned.clear()
+        self.loads = COUNTERS.disk_hits
         value = os.environ.get("MINILAZY_DEBUG", "").strip()
         self.level = int(value) if value.isdigit() else 0  # anything else: off, never a crash
         ENGINE.sites = self.level > 0
@@ -211,10 +248,12 @@ class _Debugger:
             if len(self.recent) > 64:
                 self.recent.popitem(last=False)
             recent.append(compiled)
+        loaded, self.loads = COUNTERS.disk_hits > self.loads, COUNTERS.disk_hits
         if compiled:
             kind, detail, node = explain(c, donated, list(self.seen))
-            self.seen.append((_summary(c), donated))
-            record = CompileRecord(c.key, kind, detail, node.site if node else None, where)
+            self.seen.append((_summary(c), donated, c.device))
+            record = CompileRecord(c.key, kind, detail, node.site if node else None, where,
+                                   HINTS.get(kind, ""), loaded)
             self.history.append(record)
             COUNTERS.compile_causes[kind] += 1
             if len(recent) == 10 and sum(recent) > 5 and site not in self.warned:
@@ -222,17 +261,20 @@ class _Debugger:
                 file, _, line = (site or "?:0").rpartition(":")
                 warnings.warn_explicit(RecompileWarning(
                     f"minilazy compiled at {sum(recent)} of the last 10 barriers on this line: "
-                    f"the graph changes every step. Last: {record}. See "
-                    "ml.compile_history()."), RecompileWarning, file, int(line))
+                    f"the graph changes every step. Last: {record}. "
+                    + (f"Fix: {record.hint}. " if record.hint else "")
+                    + "See ml.compile_history()."), RecompileWarning, file, int(line))
         if self.level:
             self._print(where, c, compiled, seconds)
 
     def _print(self, where: str, c: Cut, compiled: bool, seconds: float) -> None:
-        what = f"compiled ({self.history[-1].kind})" if compiled else "cache hit"
+        last = self.history[-1] if compiled else None
+        what = "cache hit" if last is None else \
+            f"{'loaded from disk' if last.loaded else 'compiled'} ({last.kind})"
         print(f"[minilazy] barrier {where}: key {c.key & 0xFFFFFFFF:08x}, {len(c.order)} nodes, "
               f"{what}, {seconds * 1e3:.2f} ms", file=sys.stderr)
-        if compiled and self.history[-1].kind != "first":
-            print(f"[minilazy]   why: {self.history[-1].detail}", file=sys.stderr)
+        if last is not None and last.kind != "first":
+            print(f"[minilazy]   why: {last.detail}", file=sys.stderr)
         if self.level >= 2:
             print(Graph(c).text(), file=sys.stderr)
         if self.level >= 3:
