@@ -83,6 +83,9 @@ def test_the_plugin_selects_the_rules_of_an_assignment(tmp_path):
     ran = {rid for rid, row in json.loads(out.read_text())["rules"].items()
            if row["status"] != "not covered"}
     assert ran and ran <= set(staged(3)) and "LZ-HASH-002" in ran
+    table = done.stdout[done.stdout.index("LazyTensor conformance"):]
+    rows = {line.split()[0] for line in table.splitlines() if line.startswith("LZ-")}
+    assert rows == set(staged(3))  # the table speaks of the chosen rules only
     done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "--lazy-assignment=0",
                            "--lazy-impl=minilazy.conformance.toy:toy"],
                           capture_output=True, text=True, env=env, timeout=600)
@@ -93,3 +96,41 @@ def test_an_assignment_the_course_lacks_is_a_usage_error(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--assignment", str(LAST + 1), "--impl", "x:y"])
     assert e.value.code == 2 and "invalid choice" in capsys.readouterr().err
+
+
+def test_a_failure_keeps_its_lines_and_a_single_rule_run_its_own_table():
+    """The grader prints got and want on lines of their own (not one truncated line), and a run
+    of one rule reports that rule only: no rows of rules it never asked for, no coverage
+    failure for them."""
+    from minilazy.conformance.tools.report import Results, summarize
+    text = ("AssertionError: add(float32[2], int 3) recorded float64[2]\n"
+            "  got:  [2.0, 2.0]\n  want: [2.0, 2.0]\nassert False\n"
+            "Falsifying example: test(op='add')")
+    found = summarize(text)
+    assert found["detail"].splitlines()[1:] == ["  got:  [2.0, 2.0]", "  want: [2.0, 2.0]"]
+    assert "\n" not in found["message"]  # one line, for the tables
+    grade = Grade(1, {"rules": {"LZ-REC-002": {"status": "failed", "first_failure": {
+        "test": "t", **found}}}}).text()
+    assert "    got:  [2.0, 2.0]" in grade
+    one = Results(selected=frozenset({"LZ-NUM-003"}))
+    one.add("t", "passed", ["LZ-NUM-003"], "add")
+    lines = one.table(frozenset())
+    assert [line.split()[0] for line in lines[1:-1]] == ["LZ-NUM-003"]
+    assert lines[-1] == "ops: 1 passed" and one.uncovered(frozenset()) == []
+    assert "LZ-REC-001" in Results().uncovered(frozenset({"executions"}))  # all, by default
+
+
+def test_a_wrong_recorded_dtype_names_got_and_want():
+    """LZ-REC-002's message: the call, what was recorded, and NumPy's dtype and shape."""
+    import numpy as np
+
+    from minilazy.conformance.suite.test_recording import _recorded_matches
+    from minilazy.conformance.toy import toy
+
+    class Wrong(type(toy())):  # records every result as float64
+        def dtype(self, t):
+            return np.dtype(np.float64)
+
+    with pytest.raises(AssertionError) as e:
+        _recorded_matches(Wrong(), "add", [np.ones(2, np.float32), 3])
+    assert "add(float32[2], int 3) recorded float64[2]; NumPy gives float32[2]" in str(e.value)

@@ -95,7 +95,8 @@ class Grade:
         first = row.get("first_failure")
         if first:
             out.append(f"  first failing test: {first['test']}")
-            out += ["  " + line for line in str(first["message"]).splitlines()[:12]]
+            text = str(first.get("detail") or first["message"])  # lines kept: got, want...
+            out += ["  " + line for line in text.splitlines()[:20]]
             out += ["  " + line for line in str(first.get("example", "")).splitlines()[:40]]
         elif self.status(rid) == "skipped":
             out.append(f"  skipped: its tests need capability {rule.capability!r}, which the "

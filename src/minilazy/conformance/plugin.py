@@ -131,6 +131,7 @@ class Oracle:
     directory: Path | None = None  # the workers' current-test files (tools/isolation.py)
     report_path: str | None = None  # --spec-report: rewritten as tests finish
     saved: float = 0.0  # when the report was last written
+    selected: frozenset[str] | None = None  # --lazy-rules / --lazy-assignment: only these
 
     def describe(self) -> dict[str, Any]:
         """The implementation, as the report names it (with its dtype policy, if declared)."""
@@ -192,7 +193,7 @@ class Oracle:
 
     def results(self) -> report.Results:
         """The outcomes so far, by rule and by op."""
-        results = report.Results()
+        results = report.Results(selected=self.selected)
         for nodeid, (outcome, spec, op) in self.outcomes.items():
             results.add(nodeid, outcome, spec, op, self.failures.get(nodeid))
         return results
@@ -275,7 +276,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except Exception as e:
         raise pytest.UsageError(f"cannot load the implementation {impl or '(default)'}: "
                                 f"{type(e).__name__}: {e}") from e
-    oracle = Oracle(adapter, impl or DEFAULT_IMPL)
+    oracle = Oracle(adapter, impl or DEFAULT_IMPL, selected=_chosen(config))
     use_policy(policy_of(adapter))  # expected values take the adapter's declared dtypes
     worker = getattr(config, "workerinput", None)
     if worker is None:  # the controller (or a run without workers)
@@ -289,6 +290,21 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[WATCH] = watch
     config.stash[ORACLE] = oracle
     config.pluginmanager.register(oracle, "minilazy-conformance-oracle")
+
+
+def _chosen(config: pytest.Config) -> frozenset[str] | None:
+    """The rules ``--lazy-rules`` and ``--lazy-assignment`` ask for (None: every rule)."""
+    wanted = config.getoption("lazy_rules") or ""
+    assignment = config.getoption("lazy_assignment")
+    if assignment is not None:  # the rules of the course's assignments 1..N
+        wanted += "," + ",".join(r.id for r in rules().values() if 1 <= r.stage <= assignment)
+    if not wanted:
+        return None
+    chosen = frozenset(r.strip() for r in wanted.split(",") if r.strip())
+    unknown = chosen - set(rules())
+    if unknown:
+        raise pytest.UsageError(f"--lazy-rules: unknown rule IDs {sorted(unknown)}")
+    return chosen
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -360,15 +376,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items[:] = [i for i in items if rule_ids(i) or in_suite(Path(str(i.path)))]
         config.hook.pytest_deselected(items=foreign)
     expected = xfail.load(config.getoption("lazy_xfail"))
-    wanted = config.getoption("lazy_rules") or ""
-    assignment = config.getoption("lazy_assignment")
-    if assignment is not None:  # the rules of the course's assignments 1..N
-        wanted += "," + ",".join(r.id for r in rules().values() if 1 <= r.stage <= assignment)
-    if wanted:
-        chosen = {r.strip() for r in wanted.split(",") if r.strip()}
-        unknown = chosen - set(rules())
-        if unknown:
-            raise pytest.UsageError(f"--lazy-rules: unknown rule IDs {sorted(unknown)}")
+    chosen = config.stash[ORACLE].selected
+    if chosen is not None:
         deselected = [i for i in items if not chosen & set(rule_ids(i))]
         items[:] = [i for i in items if chosen & set(rule_ids(i))]
         config.hook.pytest_deselected(items=deselected)

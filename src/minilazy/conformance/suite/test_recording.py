@@ -81,7 +81,11 @@ def _recorded_matches(adapter: OptionalAdapter, name: str, args: list[Any]) -> N
         return  # NumPy refuses it: LZ-ERR-002 and LZ-NUM-003 check the error
     got = adapter.apply(name, *(adapter.from_numpy(v) if isinstance(v, np.ndarray) else v
                                 for v in args))
-    assert (adapter.shape(got), adapter.dtype(got)) == (want.shape, want.dtype), (name, args)
+    shown = ", ".join(f"{type(v).__name__} {v!r}" if not isinstance(v, np.ndarray)
+                      else f"{v.dtype}{list(v.shape)}" for v in args)
+    assert (adapter.shape(got), adapter.dtype(got)) == (want.shape, want.dtype), (
+        f"{name}({shown}) recorded {adapter.dtype(got)}{list(adapter.shape(got))}; NumPy "
+        f"gives {want.dtype}{list(want.shape)}")
 
 
 @pytest.mark.spec("LZ-REC-002")

@@ -21,7 +21,7 @@ from minilazy.conformance.registry import ops, rules
 
 OUTCOMES = ("passed", "failed", "xfailed", "skipped")
 # How much of a failure the report keeps: the message (observed vs expected) and the example.
-MESSAGE_CHARS, EXAMPLE_CHARS = 400, 1200
+MESSAGE_CHARS, EXAMPLE_CHARS, DETAIL_LINES = 400, 1200, 20
 # Where the message of a failure ends and Hypothesis's notes begin.
 _NOTES = re.compile(r"^(Falsifying example|Failing test case|Draw \d|program as |"
                     r"You can reproduce|Highest target|Trying example|Explanation:)")
@@ -31,8 +31,10 @@ def summarize(text: str) -> dict[str, str]:
     r"""A failure's crash text, short: its ``message`` and its falsifying ``example``.
 
     The message is the exception's text up to pytest's assertion explanation or Hypothesis's
-    notes, on one line; the example is the notes (the falsifying example, its draws and the
-    program as Python), without the program's JSON and the reproduction hint.
+    notes, on one line (for tables); ``detail`` is the same text with its lines kept (what the
+    grader prints: got and want on lines of their own); the example is the notes (the
+    falsifying example, its draws and the program as Python), without the program's JSON and
+    the reproduction hint.
 
     Example:
         >>> s = summarize("AssertionError: add: dtype int16 != int8\nassert False\n"
@@ -49,7 +51,7 @@ def summarize(text: str) -> dict[str, str]:
         if not example and not _NOTES.match(line):
             explaining = explaining or line.startswith("assert ")  # pytest's explanation
             if not explaining:
-                message.append(line.strip())
+                message.append(line)
             continue
         if line.startswith(("program as JSON", "You can reproduce")):
             skipping = True
@@ -63,7 +65,9 @@ def summarize(text: str) -> dict[str, str]:
     notes = re.sub(r" at 0x[0-9a-f]+>", ">", "\n".join(example).strip())  # run to run
     if len(notes) > EXAMPLE_CHARS:
         notes = notes[:EXAMPLE_CHARS - 4] + "\n..."
-    found = {"message": short, "example": notes}
+    lines = [m.rstrip() for m in message if m.strip()]
+    detail = "\n".join(lines[:DETAIL_LINES] + (["..."] if len(lines) > DETAIL_LINES else []))
+    found = {"message": short, "detail": detail[:EXAMPLE_CHARS], "example": notes}
     if "distinct failures" in text:  # Hypothesis found several: keep each one's message
         found["all"] = "\n".join(dict.fromkeys(m.group(1)[:MESSAGE_CHARS]
                                                 for m in _SUBFAILURE.finditer(text)))
@@ -104,6 +108,12 @@ class Results:
     by_rule: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     by_op: dict[str, dict[str, list[str]]] = field(default_factory=dict)
     failures: dict[str, dict[str, str]] = field(default_factory=dict)
+    # The rules a run was asked for (--lazy-rules, --lazy-assignment); None: all of them. The
+    # table and the coverage check then speak of these only.
+    selected: frozenset[str] | None = None
+
+    def _rules(self) -> list[str]:
+        return sorted(r for r in rules() if self.selected is None or r in self.selected)
 
     def add(self, nodeid: str, outcome: str, rule_ids: Iterable[str], op: str | None,
             failure: str | None = None) -> None:
@@ -148,9 +158,9 @@ class Results:
             >>> "LZ-REC-001" in Results().uncovered(frozenset({"executions"}))
             True
         """
-        return sorted(rid for rid, r in rules().items()
-                      if r.level == "MUST" and satisfies(capabilities, r.capability)
-                      and not any(self.by_rule.get(rid, {}).values()))
+        return [rid for rid in self._rules() if rules()[rid].level == "MUST"
+                and satisfies(capabilities, rules()[rid].capability)
+                and not any(self.by_rule.get(rid, {}).values())]
 
     def to_json(self, implementation: dict[str, Any],
                 capabilities: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -214,13 +224,16 @@ class Results:
         w = max(10, *map(len, caps.values()))
         lines = [f"{'rule':<13} {'level':<6} {'capability':<{w}} {'status':<12} "
                  f"{'passed':>6} {'failed':>6} {'skipped':>7}"]
-        for rid, r in sorted(rules().items()):
+        for rid in self._rules():
+            r = rules()[rid]
             n = {o: len(self.by_rule.get(rid, {}).get(o, [])) for o in OUTCOMES}
             lines.append(f"{rid:<13} {r.level:<6} {caps[rid]:<{w}} {self.rule_status(rid):<12} "
                          f"{n['passed']:>6} {n['failed']:>6} {n['skipped']:>7}")
         by_status: dict[str, list[str]] = {}
         for name in sorted(ops()):
             by_status.setdefault(self.op_status(name), []).append(name)
+        if self.selected is not None:  # the ops the chosen rules did not reach say nothing
+            by_status.pop("not covered", None)
         summary = ", ".join(f"{len(v)} {k}" for k, v in sorted(by_status.items()))
         lines.append(f"ops: {summary}")
         if by_status.get("failed"):
