@@ -195,8 +195,8 @@ def test_public_symbols_have_docstrings_with_examples():
 # sort and linalg rules; the integer, complex and 64-bit lowering; host data, fallbacks,
 # indexing and interop): 28 modules, 5,660 lines, the disk cache moved out to persist/.
 # Issue 29's NumPy habits on the tensor (core.methods, 288 lines, and NumPy's function and ufunc
-# protocols in interop, the view-write warning in indexing): 6,190.
-CORE_BUDGET = 6200
+# protocols in interop, the view-write warning in indexing, the stop_gradient op): 6,206.
+CORE_BUDGET = 6210
 
 
 def test_core_fits_its_line_budget(capsys):

@@ -117,7 +117,14 @@ from minilazy.api.elementwise import (
     trunc,
     where,
 )
-from minilazy.api.everyday import concatenate, logsumexp, sigmoid, softplus, transpose
+from minilazy.api.everyday import (
+    concatenate,
+    logsumexp,
+    sigmoid,
+    softplus,
+    stop_gradient,
+    transpose,
+)
 from minilazy.api.info import Info, __array_namespace_info__
 from minilazy.api.manipulation import (
     broadcast_arrays,
@@ -256,5 +263,5 @@ __all__ = [
     "unique_inverse", "unique_values", "UniqueAllResult", "UniqueCountsResult",
     "UniqueInverseResult", "unstack", "var", "vecdot", "where", "zeros", "zeros_like",
     # everyday extensions beyond the standard (NumPy's names, SciPy's and PyTorch's functions)
-    "concatenate", "einsum", "logsumexp", "sigmoid", "softplus", "transpose",
+    "concatenate", "einsum", "logsumexp", "sigmoid", "softplus", "stop_gradient", "transpose",
 ]

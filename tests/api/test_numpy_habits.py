@@ -219,3 +219,20 @@ def test_numpys_concatenate_and_transpose(data):
     perm = tuple(data.draw(st.permutations(range(a.ndim))))
     check(lambda: np.transpose(a), lambda: ml.transpose(a))
     check(lambda: np.transpose(a, perm), lambda: ml.transpose(a, perm))
+
+
+@settings(max_examples=15)
+@given(data=st.data())
+def test_stop_gradient_is_the_value_and_stops_the_gradient(data):
+    """``d/dw sum(w * stop_gradient(w) + w)`` is ``w + 1``: the stopped factor is a constant.
+    ``x.detach()`` is the same op; each is one recorded node, nothing runs."""
+    a = data.draw(arrays(np.dtype("float64"), data.draw(shapes(min_dims=1, min_side=1)),
+                         "bounded"))
+    w = ml.asarray(a)
+    ml.reset_metrics()
+    y = ml.stop_gradient(w * 2.0)
+    assert y.is_pending and ml.metrics().executions == 0
+    np.testing.assert_array_equal(y.numpy(), a * 2.0)
+    for stop in (ml.stop_gradient, lambda t: t.detach()):
+        g = ml.grad(lambda v, stop=stop: ml.sum(v * stop(v) + v))(w)
+        np.testing.assert_allclose(g.numpy(), a + 1.0, rtol=1e-12)

@@ -21,9 +21,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from jax import lax
 
 import minilazy as ml
 from minilazy.autodiff.vjps import NOT_DIFFERENTIABLE
@@ -120,6 +121,8 @@ CASES: dict[str, Case] = {
     "ceil": Case(ml.ceil, jnp.ceil, (INTS,)),
     "round": Case(ml.round, jnp.round, (INTS,)),
     "trunc": Case(ml.trunc, jnp.trunc, (INTS,)),
+    "stop_gradient": unary(lambda x: x * ml.stop_gradient(x), lambda x: x * lax.stop_gradient(x),
+                           0.0, -2.0, 3.0),
     "astype": unary(lambda x: ml.astype(ml.astype(x, ml.float32), ml.float64),
                     lambda x: x.astype(jnp.float32).astype(jnp.float64), 0.0, 1.5, inf,
                     rtol=1e-6),
@@ -317,6 +320,8 @@ def test_gradient_at_random_points_is_jaxs(name: str, data: st.DataObject) -> No
     case = CASES[name]
     floats = st.floats(case.low, case.high, allow_nan=False)
     draws = [data.draw(hnp.arrays(np.float64, e.shape, elements=floats)) for e in case.edges]
+    if name.startswith("std"):  # not a constant slice: there sqrt's slope at 0 is undefined
+        assume(np.all(np.ptp(draws[0], axis=0) > 1e-3))  # (NaN, or JAX's rounding's value)
     # (flushed to 0 below 1e-6: XLA flushes subnormals, and JAX's formulas for hypot and prod
     # overflow or underflow in their intermediates there)
     _compare(case, case.prepare(*(np.where(np.abs(x) < 1e-6, 0.0, x) for x in draws)))

@@ -1,4 +1,4 @@
-"""Everyday functions beyond the Array API: sigmoid, softplus, logsumexp, NumPy's aliases.
+"""Everyday functions beyond the Array API: sigmoid, softplus, logsumexp, stop_gradient, aliases.
 
 In the namespace (``minilazy.api``), as extensions: what NumPy, SciPy, PyTorch and JAX code
 calls every day and the standard leaves out. Each is recorded as ops already in the tables,
@@ -18,8 +18,10 @@ from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
 from minilazy.core import dtypes
+from minilazy.core.attrs import NONE
 from minilazy.core.infer import normalize_axes
-from minilazy.core.tensor import Tensor, TensorLike
+from minilazy.core.ir import Op
+from minilazy.core.tensor import Tensor, TensorLike, record
 
 
 def _floating(name: str, x: TensorLike) -> Tensor:
@@ -78,6 +80,23 @@ def logsumexp(x: TensorLike, /, *, axis: int | Sequence[int] | None = None,
     top = where(isinf(top), 0.0, top)  # a row of infinities: no inf - inf
     out = log(reduce_sum(exp(t - top), axis=axes, keepdims=True)) + top
     return out if keepdims else squeeze(out, axis=axes)
+
+
+def stop_gradient(x: TensorLike, /) -> Tensor:
+    """``x``'s value, through which no gradient flows (JAX's ``stop_gradient``, torch's ``detach``).
+
+    One recorded op (``stop_gradient``), the identity when the program runs; the backward pass
+    gives its operand a zero gradient. For targets computed from parameters (a TD target, a
+    moving average, a straight-through estimator). ``x.detach()`` is the same.
+
+    Example:
+        >>> import minilazy as ml
+        >>> f = lambda w: ml.sum(w * ml.stop_gradient(w))  # d/dw = stop_gradient(w), not 2w
+        >>> ml.grad(f)(ml.asarray([1.0, 3.0])).tolist()
+        [1.0, 3.0]
+    """
+    t = tensor(x)
+    return record(Op.STOP_GRADIENT, (t._node,), NONE, t.device)
 
 
 def concatenate(arrays: Sequence[TensorLike], axis: int | None = 0) -> Tensor:

@@ -392,7 +392,7 @@ NOT_DIFFERENTIABLE: Final = frozenset({
 VJP: Final[Mapping[Op, Rule]] = {
     **{op: _not_differentiable for op in NOT_DIFFERENTIABLE},
     **UNARY_VJP, **BINARY_VJP, **SHAPE_VJP,
-    Op.DATA: _zero, Op.SCALAR: _zero, Op.IOTA: _zero,  # no operands: an empty tuple of zeros
+    Op.DATA: _zero, Op.SCALAR: _zero, Op.IOTA: _zero, Op.STOP_GRADIENT: _zero,  # 0: by fiat
     Op.WHERE: _where, Op.CONVERT: _convert,
     Op.SUM: _sum, Op.PROD: _prod, Op.MAX: _extreme, Op.MIN: _extreme, Op.CUMSUM: _cumsum,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: conv_vjp, Op.SORT: _sort,

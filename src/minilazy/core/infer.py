@@ -380,4 +380,5 @@ INFER: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
+    Op.STOP_GRADIENT: _same,
 }

@@ -149,6 +149,8 @@ class Op(enum.Enum):
     SCATTER_ADD = "scatter_add"  # x with v added at an index (repeats add up): getitem's VJP
     # placement: the value unchanged, split over a mesh as its attrs say (XLA GSPMD partitions)
     SHARD = "shard"
+    # the value unchanged, where the backward pass stops: no gradient flows through (autodiff)
+    STOP_GRADIENT = "stop_gradient"
 
     # Members are singletons: hash by identity (fast, in C) instead of Enum's hash of the name.
     # The digest never uses this hash; it uses the stable OP_CODE below.
@@ -186,6 +188,7 @@ FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,), Op.SORT: (Sort,),
     Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,), Op.FFT: (Fft,),
     Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
+    Op.STOP_GRADIENT: (NoAttrs,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}

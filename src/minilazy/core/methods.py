@@ -263,6 +263,16 @@ class NumPyMethods:
         """
         return _call("clip", self, min=min, max=max)
 
+    def detach(self) -> Tensor:
+        """:func:`minilazy.stop_gradient`: the value, without a gradient (PyTorch's ``detach``).
+
+        Example:
+            >>> import minilazy as ml
+            >>> ml.grad(lambda w: ml.sum(w * w.detach()))(ml.asarray([2.0])).tolist()
+            [2.0]
+        """
+        return _call("stop_gradient", self)
+
     def copy(self) -> Tensor:
         """A new tensor with the same values (NumPy's ``a.copy()``): nothing runs.
 

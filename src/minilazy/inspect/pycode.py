@@ -248,7 +248,7 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
-    Op.SHARD: _shard,
+    Op.SHARD: _shard, Op.STOP_GRADIENT: _call("stop_gradient"),
 }
 
 

@@ -261,6 +261,7 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.SHARD: lambda xs, n: xs[0],  # placement changes where a value lives, not what it is
+    Op.STOP_GRADIENT: lambda xs, n: xs[0],  # a mark for the backward pass, not a computation
 }
 
 
