@@ -142,7 +142,8 @@ def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] |
                           f"{was[2]}[{','.join(map(str, was[1]))}]"), node
     grew = f"the graph grew from {len(other)} to {len(mine)} nodes: " \
         if len(mine) > len(other) else ""
-    return "size", f"{grew}input %{i} {op} {describe(node)} is new", node
+    what = "a Python number" if op == "scalar" else "a tensor's value on the device"
+    return "size", f"{grew}it reads a new input, %{i}: {what}, {describe(node)}", node
 
 
 def _placement(attrs: Attrs | None) -> str:

@@ -89,6 +89,37 @@ def attrs_text(attrs: Attrs) -> str:
 
 
 @dataclass(frozen=True)
+class Cost:
+    """XLA's cost analysis of one compiled program, in named fields.
+
+    Attributes:
+        flops: floating-point operations (an add or a multiply each; XLA's count).
+        transcendentals: exp, log, tanh... evaluations.
+        bytes_accessed: bytes the program reads and writes, as XLA estimates them.
+        raw: every entry of XLA's analysis, by its own names (``"bytes accessed0{}"``...);
+            ``cost["flops"]`` reads it too.
+
+    Example:
+        >>> import minilazy as ml
+        >>> c = ml.graph(ml.exp(ml.asarray([1.0, 2.0])) * 2.0).cost()
+        >>> c.flops, c.transcendentals, c.bytes_accessed
+        (2.0, 2.0, 40.0)
+    """
+
+    flops: float
+    transcendentals: float
+    bytes_accessed: float
+    raw: dict[str, float]
+
+    def __getitem__(self, name: str) -> float:
+        return self.raw[name]
+
+    def __repr__(self) -> str:
+        return (f"Cost(flops={self.flops:g}, transcendentals={self.transcendentals:g}, "
+                f"bytes_accessed={self.bytes_accessed:g})")
+
+
+@dataclass(frozen=True)
 class Graph:
     """The pending graph of some tensors, cut as a barrier would cut it, but not run.
 
@@ -223,18 +254,20 @@ class Graph:
         text: str = self._compiled().executable.as_text()
         return text
 
-    def cost(self) -> dict[str, float]:
-        """XLA's cost analysis of the compiled program (``flops``, ``bytes accessed``...).
+    def cost(self) -> Cost:
+        """XLA's cost analysis of the compiled program: flops, transcendentals, bytes.
 
         Example:
             >>> import minilazy as ml
-            >>> ml.graph(ml.exp(ml.asarray([1.0, 2.0, 3.0]))).cost()["transcendentals"]
+            >>> ml.graph(ml.exp(ml.asarray([1.0, 2.0, 3.0]))).cost().transcendentals
             3.0
         """
         analysis: Any = self._compiled().executable.cost_analysis()
         if isinstance(analysis, list):  # older jax: one dict per device
             analysis = analysis[0]
-        return {str(k): float(v) for k, v in dict(analysis).items()}
+        raw = {str(k): float(v) for k, v in dict(analysis).items()}
+        return Cost(raw.get("flops", 0.0), raw.get("transcendentals", 0.0),
+                    raw.get("bytes accessed", 0.0), raw)
 
 
 def graph(*tensors: Tensor) -> Graph:

@@ -67,7 +67,9 @@ def summarize(text: str) -> dict[str, str]:
         notes = notes[:EXAMPLE_CHARS - 4] + "\n..."
     lines = [m.rstrip() for m in message if m.strip()]
     detail = "\n".join(lines[:DETAIL_LINES] + (["..."] if len(lines) > DETAIL_LINES else []))
-    found = {"message": short, "detail": detail[:EXAMPLE_CHARS], "example": notes}
+    found = {"message": short, "example": notes}
+    if detail != short:  # more than one line: kept as lines too
+        found["detail"] = detail[:EXAMPLE_CHARS]
     if "distinct failures" in text:  # Hypothesis found several: keep each one's message
         found["all"] = "\n".join(dict.fromkeys(m.group(1)[:MESSAGE_CHARS]
                                                 for m in _SUBFAILURE.finditer(text)))
