@@ -142,10 +142,12 @@ class ArrayAPIMethods:
         if kwargs.get("out") is not None:
             raise TypeError(f"np.{name}(..., out=...) with a minilazy Tensor: tensors are "
                             f"lazy and an ndarray cannot hold one; write y = ml.{name}(...)")
-        if any(k != "out" for k in kwargs) or fn is None or not callable(fn):
-            extra = ", ".join(k for k in kwargs if k != "out")
-            raise TypeError(f"np.{name}({extra or '...'}) on a minilazy Tensor: minilazy has "
-                            f"no such ufunc option; " + _host_hint(f"np.{name}"))
+        if fn is None or not callable(fn):
+            raise TypeError(_unsupported(name, "numpy"))
+        if any(k != "out" for k in kwargs):
+            extra = ", ".join(f"{k}=" for k in kwargs if k != "out")
+            raise TypeError(f"np.{name}(..., {extra}) on a minilazy Tensor: minilazy takes no "
+                            f"such option; " + _host_hint(f"np.{name}"))
         return fn(*inputs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
