@@ -68,7 +68,7 @@ FUNCTIONS: Final = {
     "sort": ("sort", 1, "axis stable"), "argsort": ("argsort", 1, "axis stable"),
     "tile": ("tile", 2, ""), "repeat": ("repeat", 2, "axis"),
     "broadcast_to": ("broadcast_to", 2, ""), "einsum": ("einsum", 1, "optimize:"),
-    "tensordot": ("tensordot", 2, "axes"), "matmul": ("matmul", 2, ""),
+    "tensordot": ("tensordot", 2, "axes"),
     **{n: (n, 1, "dtype") for n in ("zeros_like", "ones_like", "empty_like")},
     "full_like": ("full_like", 2, "dtype"), "round": ("round", 1, ""),
     "around": ("round", 1, ""), "result_type": ("result_type", 1, ""),
@@ -171,13 +171,14 @@ class ArrayAPIMethods:
         if spec is None:
             raise TypeError(_unsupported(name, module))
         target, leading, accepted = spec
+        signature = inspect.signature(func)
         try:
-            bound = inspect.signature(func).bind(*args, **kwargs)
+            bound = signature.bind(*args, **kwargs)
         except TypeError as e:
             raise TypeError(f"np.{name}: {e}") from None
         positional: list[Any] = []
         keywords: dict[str, Any] = {}
-        params = inspect.signature(func).parameters
+        params = signature.parameters
         for i, (key, value) in enumerate(bound.arguments.items()):
             param = params[key]
             if param.kind is param.VAR_POSITIONAL:
