@@ -91,7 +91,7 @@ class TinygradAdapter(BaseAdapter):
                               "sync", "autodiff", "conv"})
     dtype_policy = TINYGRAD_POLICY
     renames = {"negative": "neg", "bitwise_invert": "bitwise_not", "astype": "cast",
-               "permute_dims": "permute", "broadcast_to": "expand"}
+               "permute_dims": "permute", "broadcast_to": "expand", "stop_gradient": "detach"}
     repro_namespace = "Tensor"
     repro_prelude = """
 import operator

@@ -87,7 +87,7 @@ UNARY = {"negative": "negative", "abs": "abs", "sign": "sign", "sqrt": "sqrt",
          "tanh": "tanh", "asinh": "asinh", "acosh": "acosh", "atanh": "atanh",
          "floor": "floor", "ceil": "ceil", "round": "round", "trunc": "trunc",
          "logical_not": "logical_not", "bitwise_invert": "bitwise_not", "isnan": "isnan",
-         "isinf": "isinf", "isfinite": "isfinite"}
+         "isinf": "isinf", "isfinite": "isfinite", "stop_gradient": "detach"}
 # Reductions taking `dim` (a tuple of axes) and `keepdim`.
 REDUCE_DIMS = {"sum": "sum", "mean": "mean", "max": "amax", "min": "amin", "any": "any",
                "all": "all"}

@@ -115,6 +115,7 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("vjp-sort-descending-ascending", "autodiff", "LZ-AD-001", module=SEAMS,
             focus="sort"),
     _engine("host-data-aliased", "transfer", "LZ-REC-007", module=SEAMS),
+    _engine("stop-gradient-passes-gradients", "autodiff", "LZ-AD-010", module=SEAMS),
     _toy("hash-ignores-shape", "LZ-HASH-004", "LZ-CACHE-002"),
     _toy("barrier-does-nothing", "LZ-BAR-001"),
     _toy("stale-cache", "LZ-HASH-004", "LZ-CACHE-003"),

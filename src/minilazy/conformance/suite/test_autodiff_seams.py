@@ -1,6 +1,7 @@
 """Autodiff at its seams: barriers and in-place updates inside the differentiated function.
 
-LZ-AD-008 and LZ-AD-009: the gradient is the derivative, whatever ran meanwhile.
+LZ-AD-008 and LZ-AD-009: the gradient is the derivative, whatever ran meanwhile. LZ-AD-010: a
+``stop_gradient`` the function asks for is a constant to differentiation, and nothing more.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance.adapter import OptionalAdapter
+from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies, supports
+from minilazy.conformance.suite.util import counting
 
 Array = np.ndarray[Any, Any]
 POINTS = hnp.arrays(np.float64, st.integers(1, 6),
@@ -127,3 +129,30 @@ def test_an_inplace_update_of_an_argument_is_differentiated_through(
         (g,) = adapter.grad(f, (0,))(arg)
     np.testing.assert_allclose(adapter.to_numpy(g), INPLACE[op](x, c), rtol=1e-10, atol=1e-12)
     np.testing.assert_array_equal(adapter.to_numpy(arg), x, "f's update reached the caller")
+
+
+@pytest.mark.spec("LZ-AD-010")
+@given(x=hnp.arrays(np.float32, st.integers(1, 6),
+                    elements=st.floats(-2, 2, width=32, allow_subnormal=False)))
+def test_stop_gradient_is_a_constant_to_differentiation(adapter: OptionalAdapter,
+                                                        x: Array) -> None:
+    if not supports(adapter, "stop_gradient"):
+        pytest.skip("the implementation offers no stop_gradient")
+    ap = adapter.apply
+    arg = adapter.from_numpy(x)
+    counted = satisfies(capabilities_of(adapter), "executions|compiles")
+    with counting(adapter) if counted else nullcontext(None) as d:
+        y = ap("stop_gradient", arg)
+    assert d is None or d.ran_nothing(), f"stop_gradient ran something at record time: {d}"
+    got = adapter.to_numpy(y)
+    assert got.dtype == x.dtype and got.shape == x.shape, f"{got.dtype}{got.shape}"
+    np.testing.assert_array_equal(got, x, "stop_gradient changed the value")
+
+    def f(t: Any) -> Any:  # d/dt of sum(t * s + sin(s)) with s = t held constant: s itself
+        s = ap("stop_gradient", t)
+        return ap("sum", ap("add", ap("multiply", t, s), ap("sin", s)))
+
+    (g,) = adapter.grad(f, (0,))(arg)
+    np.testing.assert_allclose(adapter.to_numpy(g), x, rtol=1e-6, atol=1e-7,
+                               err_msg="a gradient flowed through stop_gradient (or not "
+                               "through the other use of its argument)")
