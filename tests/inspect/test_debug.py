@@ -308,3 +308,24 @@ def test_a_program_read_from_disk_says_loaded(tmp_path):
         assert record.loaded and "loaded from the persistent cache" in str(record)
     finally:
         ml.set_cache_dir(None)
+
+
+def test_the_same_graph_with_other_results_is_outputs_not_an_eviction():
+    """A fresh process once reported evictions where a barrier kept other tensors live."""
+    CACHE.reset()
+    DEBUGGER.seen.clear()
+    x = ml.asarray(np.arange(3.0))
+
+    def step(both: bool) -> None:
+        y = ml.exp(x)
+        z = y * 2.0
+        ml.sync(y, z) if both else ml.sync(z)
+
+    step(False)
+    step(True)
+    record = ml.compile_history()[-1]
+    assert record.kind == "outputs", record
+    assert "exp" in record.detail and record.hint, record
+    CACHE.reset()  # now the cache really forgets it
+    step(True)
+    assert _causes()[-1] == "evicted", ml.compile_history()[-1]

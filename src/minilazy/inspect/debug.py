@@ -34,7 +34,8 @@ from minilazy.inspect.printers import Graph
 # without holding its nodes (or their buffers) alive. A sharding is kept apart from the other
 # attributes so that the nearest graph is found by structure, then compared by placement.
 Summary = tuple[tuple[str, Attrs, tuple[int, ...], str, tuple[int, ...], Attrs | None], ...]
-Seen = tuple[Summary, tuple[bool, ...], Device]  # a compiled graph, its donation, its device
+# A compiled graph, its donation, its device, and which of its nodes were its results.
+Seen = tuple[Summary, tuple[bool, ...], Device, tuple[int, ...]]
 
 
 class RecompileWarning(UserWarning):
@@ -53,7 +54,7 @@ class CompileRecord:
     Attributes:
         key: the key of the graph compiled.
         kind: ``first``, ``new``, ``shape``, ``dtype``, ``attribute``, ``sharding``, ``op``,
-            ``inputs``, ``size``, ``device``, ``donation`` or ``evicted``.
+            ``inputs``, ``size``, ``device``, ``donation``, ``outputs`` or ``evicted``.
         detail: a sentence naming the first node that differs from the nearest cached graph.
         site: the user's ``file:line`` that recorded that node (when debug info is on).
         barrier: what caused the barrier, and where: ``item at train.py:12``.
@@ -98,6 +99,9 @@ HINTS: Final = {
     "inputs": "the graph is wired differently from step to step: keep the step's code the same",
     "sharding": "a tensor is split differently from step to step: mark it the same way each time",
     "donation": "different buffers are donated from step to step: keep references alike each step",
+    "outputs": "different tensors are live at the barrier from step to step (a program returns "
+               "every live tensor it computes): keep the same references from step to step, "
+               "and `del` those the next step does not need before it",
     "evicted": "the loop cycles through more programs than the compile cache holds",
     "device": "the same program runs on several devices: each device compiles its own",
 }
@@ -146,6 +150,10 @@ def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] |
     return "size", f"{grew}it reads a new input, %{i}: {what}, {describe(node)}", node
 
 
+def _results(c: Cut, outputs: tuple[int, ...]) -> str:
+    return ", ".join(f"%{i} {c.order[i].op.value}" for i in outputs)
+
+
 def _placement(attrs: Attrs | None) -> str:
     if type(attrs) is not Sharding:
         return "on one device"
@@ -163,7 +171,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, s
         >>> from minilazy.core.cut import cut
         >>> old = cut([ml.exp(ml.ones((2,)))._node], ml.default_device())
         >>> new = cut([ml.exp(ml.ones((3,)))._node], ml.default_device())
-        >>> explain(new, (), [(_summary(old), (), old.device)])[:2]
+        >>> explain(new, (), [(_summary(old), (), old.device, old.outputs)])[:2]
         ('shape', '%1 broadcast_to is f64[3], was f64[2]')
     """
     if not seen:
@@ -175,7 +183,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, s
     best = max(range(len(seen)), key=lambda k: (
         (ops & Counter((x[0], x[3]) for x in seen[k][0])).total(),
         _first_difference(mine, seen[k][0]), k))
-    other, other_donated, device = seen[best]
+    other, other_donated, device, outputs = seen[best]
     common = (Counter(x[0] for x in mine) & Counter(x[0] for x in other)).total()
     if common * 2 < min(len(mine), len(other)):  # not even its ops: nothing to compare it with
         return "new", f"a new program of {len(mine)} nodes, unlike the {len(seen)} compiled " \
@@ -189,6 +197,9 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, s
             node = c.order[j]
             return "sharding", f"%{j} {node.op.value} is {_placement(node.attrs)}, was " \
                                f"{_placement(other[j][5])}", node
+        if outputs != c.outputs:
+            return "outputs", f"same graph, other results: {_results(c, c.outputs)}, was " \
+                              f"{_results(c, outputs)}", None
         if device != c.device:
             return "device", f"same graph, on {c.device} (compiled before for {device})", None
         if donated != other_donated:
@@ -252,7 +263,7 @@ class _Debugger:
         loaded, self.loads = COUNTERS.disk_hits > self.loads, COUNTERS.disk_hits
         if compiled:
             kind, detail, node = explain(c, donated, list(self.seen))
-            self.seen.append((_summary(c), donated, c.device))
+            self.seen.append((_summary(c), donated, c.device, c.outputs))
             record = CompileRecord(c.key, kind, detail, node.site if node else None, where,
                                    HINTS.get(kind, ""), loaded)
             self.history.append(record)
