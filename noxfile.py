@@ -56,6 +56,14 @@ def conformance(session: nox.Session) -> None:
 
 
 @nox.session
+def protocol(session: nox.Session) -> None:
+    """The whole oracle through the process protocol's reference server, against in-process."""
+    session.install(".[test]")
+    session.run("pytest", "-q", "tests/conformance/test_protocol.py", "-k", "reference_server",
+                env={"MINILAZY_PROTOCOL_RULES": "all"})
+
+
+@nox.session
 def mutate(session: nox.Session) -> None:
     """The oracle's mutation table and adequacy (which spec tests some mutant fails): the docs'.
 

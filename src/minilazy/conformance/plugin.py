@@ -43,12 +43,14 @@ from minilazy.conformance.adapter import (
     satisfies,
     supports,
 )
+from minilazy.conformance.adapters import process
 from minilazy.conformance.oracle import applied_deviations, use_policy
 from minilazy.conformance.registry import ops, rules
 from minilazy.conformance.tools import isolation, report, xfail
 
 SUITE_PARTS = ("minilazy", "conformance", "suite")
 SHOULD_FAILED = "SHOULD rule failed (reported, not fatal)"
+PROCESS_IMPL = "minilazy.conformance.adapters.process:command"  # what --lazy-command loads
 # Hypothesis profiles of an oracle run. None of them runs Hypothesis's "explain" phase, whose
 # line tracer slows a pure-Python library under test by an order of magnitude.
 # - quick (the default): derandomised, no shrinking: a first run on a new implementation takes
@@ -209,6 +211,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lazy-impl", default=None, metavar="MODULE:FACTORY",
                     help=f"the implementation to check (default: ${IMPL_VARIABLE}, then "
                          "minilazy on the CPU); naming one runs the suite")
+    group.addoption("--lazy-command", default=None, metavar="COMMAND",
+                    help="check the implementation this command serves over the process "
+                         "protocol (spec/protocol.md), in any language; naming one runs the "
+                         "suite")
     group.addoption("--spec-coverage", action="store_true",
                     help="fail if an active MUST rule of the spec has no test")
     group.addoption("--spec-report", default=None, metavar="PATH",
@@ -240,7 +246,7 @@ def in_suite(path: Path) -> bool:
 
 def _asked_for(config: pytest.Config) -> bool:
     """Whether this run asked for the suite (see the module docstring)."""
-    if config.getoption("lazy_impl"):
+    if config.getoption("lazy_impl") or config.getoption("lazy_command"):
         return True
     for arg in config.args:
         name = arg.split("::")[0]
@@ -271,6 +277,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
         settings.load_profile("quick")
     impl = config.getoption("lazy_impl") or os.environ.get(IMPL_VARIABLE) or ""
+    if config.getoption("lazy_command"):  # the environment carries it to fresh processes
+        os.environ[process.COMMAND_VARIABLE] = config.getoption("lazy_command")
+        impl = PROCESS_IMPL
     try:
         adapter = load(impl or None)
     except Exception as e:

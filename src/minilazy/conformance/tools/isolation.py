@@ -97,6 +97,16 @@ def note(text: str) -> None:
         _WATCH[0].note(text)
 
 
+def timeout() -> float:
+    """Seconds a test of this process may run before the watchdog stops it (0: no limit).
+
+    Example:
+        >>> timeout()  # outside an oracle run: no watchdog
+        0.0
+    """
+    return _WATCH[0].timeout if _WATCH else 0.0
+
+
 _FATAL = re.compile(r"Fatal Python error: (.+)")
 
 
