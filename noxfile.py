@@ -56,6 +56,14 @@ def conformance(session: nox.Session) -> None:
 
 
 @nox.session
+def device(session: nox.Session) -> None:
+    """The one-shot accelerator check (backend matrix, models, benchmarks vs jax.jit): on a GPU
+    machine install jax[cuda12] first (-- extras); on a CPU machine it skips, saying why."""
+    session.install(".[test]", *session.posargs)
+    session.run("python", "benchmarks/device.py")
+
+
+@nox.session
 def protocol(session: nox.Session) -> None:
     """The whole oracle through the process protocol's reference server, against in-process."""
     session.install(".[test]")
