@@ -3,6 +3,7 @@ implementation from the JSON alone, as a runner in another language would."""
 
 from __future__ import annotations
 
+import builtins
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 from minilazy.conformance.adapters.minilazy_adapter import cpu
-from minilazy.conformance.corpus import FAMILIES, export
+from minilazy.conformance.corpus import BAD, FAMILIES, export
 from minilazy.conformance.oracle.programs import vectors
 from minilazy.conformance.protocol import decode, decode_array, encode_array
 
@@ -33,7 +34,8 @@ def test_the_index_lists_every_case_of_every_family_and_the_export_is_determinis
         corpus, tmp_path):
     index = json.loads((corpus / "index.json").read_text())
     assert (index["format"], index["version"]) == ("lazytensor-corpus", "1.0")
-    assert set(index["families"]) == {"vectors", *FAMILIES}
+    assert set(index["families"]) == {"vectors", "errors", *FAMILIES}
+    assert len(index["families"]["errors"]["cases"]) == len(BAD)
     assert len(index["families"]["vectors"]["cases"]) == len(vectors())
     listed = {name for f in index["families"].values() for name in f["cases"]}
     assert listed == {str(p.relative_to(corpus)) for p in corpus.glob("*/*.json")}
@@ -71,9 +73,13 @@ class _Runner:
             kind = i.get("kind", "op")
             if kind == "op":
                 before = self.adapter.counters().executions
-                self.slots[i["out"]] = self.adapter.apply(
-                    i["op"], *[self.value(a) for a in i["args"]],
-                    **{k: self.value(v) for k, v in i["kwargs"].items()})
+                args = [self.value(a) for a in i["args"]]
+                kwargs = {k: self.value(v) for k, v in i["kwargs"].items()}
+                if "raises" in i:  # at the call, of NumPy's kind
+                    with pytest.raises(getattr(builtins, i["raises"])):
+                        self.adapter.apply(i["op"], *args, **kwargs)
+                else:
+                    self.slots[i["out"]] = self.adapter.apply(i["op"], *args, **kwargs)
                 self.executed_while_recording += self.adapter.counters().executions - before
             elif kind == "barrier":
                 self.adapter.barrier()
@@ -104,7 +110,7 @@ def _check(runner: _Runner, expected: dict[str, Any]) -> None:
 
 def test_minilazy_passes_the_corpus_read_from_json_alone(corpus):
     cases = _cases(corpus)
-    assert len(cases) == len(vectors()) + 6 * len(FAMILIES)
+    assert len(cases) == len(vectors()) + len(BAD) + 6 * len(FAMILIES)
     reruns = 0
     for case in cases:
         runner = _Runner(case, case["leaves"])
@@ -122,6 +128,14 @@ def test_minilazy_passes_the_corpus_read_from_json_alone(corpus):
             assert again.adapter.counters().compiles - before == case["laziness"][
                 "compiles_on_rerun"], case["name"]
     assert reruns > len(cases) // 2  # most programs take the same branches on new values
+
+
+def test_a_wrong_error_kind_in_the_corpus_is_caught(corpus):
+    case = json.loads((corpus / "errors" / "broadcast.json").read_text())
+    assert case["body"][1]["raises"] == "ValueError"  # NumPy's, found at export
+    case["body"][1]["raises"] = "TypeError"
+    with pytest.raises(ValueError):  # minilazy raises NumPy's kind, which the runner lets out
+        _Runner(case, case["leaves"]).block(case["body"])
 
 
 def test_a_wrong_value_in_the_corpus_is_caught(corpus):

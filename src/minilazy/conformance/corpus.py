@@ -6,9 +6,9 @@ with the tolerance and the laziness the spec expects, all in JSON. Values use th
 protocol's encoding (``spec/protocol.md``: tagged floats, base64 arrays), with ``{"slot": n}`` and
 ``{"slots": [...]}`` for a program's own values. ``spec/corpus.md`` documents the format.
 
-The corpus holds the golden programs shipped in ``vectors/`` and, per family, programs drawn by
-:func:`~minilazy.conformance.oracle.programgen.programs` from a fixed seed: the same command
-with the same versions writes the same files.
+The corpus holds the golden programs shipped in ``vectors/``, calls NumPy refuses (``errors/``)
+and, per family, programs drawn by :func:`~minilazy.conformance.oracle.programgen.programs` from
+a fixed seed: the same command with the same versions writes the same files.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, given, seed, settings
 
 from minilazy import __version__
-from minilazy.conformance.oracle import ULPS
+from minilazy.conformance.oracle import ULPS, numpy_apply
 from minilazy.conformance.oracle.programgen import programs
 from minilazy.conformance.oracle.programs import (
     Assign,
     Barrier,
     Branch,
     Instruction,
+    Leaf,
     Num,
     NumpyMachine,
     Observe,
@@ -47,7 +48,7 @@ from minilazy.conformance.oracle.programs import (
     with_barriers,
     with_seeds,
 )
-from minilazy.conformance.protocol import encode, encode_array
+from minilazy.conformance.protocol import encode, encode_array, error_of
 
 FORMAT: Final = "lazytensor-corpus"
 VERSION: Final = "1.0"
@@ -66,6 +67,56 @@ FAMILIES: Final[dict[str, tuple[str, dict[str, Any], Callable[[Program], Program
     "elementwise": ("LZ-NUM-001", {"elementwise_only": True, "control": False}, lambda p: p),
     "barriers": ("LZ-BAR-007", {}, _barriers),
 }
+
+
+# Calls NumPy refuses, on x = slot 0 (f32[2,3]) and y = slot 1 (its dtype and shape given): the
+# error must come at the call, of NumPy's kind (LZ-ERR-001 shapes, LZ-ERR-002 dtypes), and the
+# work recorded before it must still observe NumPy's values (LZ-ERR-003).
+X, Y = Ref(0), Ref(1)
+BAD: Final[dict[str, tuple[str, tuple[str, tuple[int, ...]], str, tuple[Any, ...],
+                           tuple[tuple[str, Any], ...]]]] = {
+    "broadcast": ("LZ-ERR-001", ("float32", (4, 5)), "add", (X, Y), ()),
+    "matmul": ("LZ-ERR-001", ("float32", (2, 3)), "matmul", (X, Y), ()),
+    "reshape": ("LZ-ERR-001", ("float32", (1,)), "reshape", (X, (4,)), ()),
+    "concat": ("LZ-ERR-001", ("float32", (2, 4)), "concat", (Refs((0, 1)),), ()),
+    "stack": ("LZ-ERR-001", ("float32", (3, 2)), "stack", (Refs((0, 1)),), ()),
+    "axis": ("LZ-ERR-001", ("float32", (1,)), "sum", (X,), (("axis", 2),)),
+    "index": ("LZ-ERR-001", ("float32", (1,)), "getitem", (X, (2,)), ()),
+    "too-many-indices": ("LZ-ERR-001", ("float32", (1,)), "getitem", (X, (0, 0, 0)), ()),
+    "permute-repeated": ("LZ-ERR-001", ("float32", (1,)), "permute_dims", (X, (0, 0)), ()),
+    "expand_dims-axis": ("LZ-ERR-001", ("float32", (1,)), "expand_dims", (X,), (("axis", 3),)),
+    "squeeze-not-1": ("LZ-ERR-001", ("float32", (2, 1)), "squeeze", (Y,), (("axis", 0),)),
+    "broadcast_to": ("LZ-ERR-001", ("float32", (1,)), "broadcast_to", (X, (3, 3)), ()),
+    "bitwise-of-floats": ("LZ-ERR-002", ("float32", (2, 3)), "bitwise_and", (X, Y), ()),
+    "float-indices": ("LZ-ERR-001", ("float32", (1,)), "take", (X, Y), (("axis", 0),)),
+}
+
+
+def _refused(name: str) -> tuple[str, Program]:
+    rule, (dtype, shape), op, args, kwargs = BAD[name]
+    p = Program((Leaf("float32", (2, 3), 1), Leaf(dtype, shape, 2)),
+                (Op(2, "multiply", (X, Num(2.0))), Op(3, op, args, kwargs), Observe(2)), 4)
+    return rule, p
+
+
+def _kind(p: Program) -> str:
+    """The built-in kind of the error NumPy raises at the program's second op."""
+    call = p.body[1]
+    assert isinstance(call, Op)
+    env = [leaf_data(x.dtype, x.shape, x.seed) for x in p.leaves]
+
+    def value(a: Any) -> Any:
+        return env[a.slot] if isinstance(a, Ref) else [env[s] for s in a.slots] if isinstance(
+            a, Refs) else a
+
+    try:
+        numpy_apply(call.op, *map(value, call.args), **dict(call.kwargs))
+    except Exception as e:
+        return error_of(e)["type"]
+    raise ValueError(f"NumPy accepts {call}: not an error case")
+
+
+RULE_OF: Final = {"vectors": "LZ-BAR-004", "errors": "LZ-ERR-001"}
 
 
 def _value(v: Any) -> Any:
@@ -121,8 +172,10 @@ def case(name: str, rule: str, p: Program, description: str = "") -> dict[str, A
         >>> c["body"][0]["args"], c["expected"]["observations"][0]["value"]["dtype"]
         ([{'slot': 0}, 1], 'int8')
     """
-    expected, decisions = _expected(p)
-    again = with_seeds(p, 1000)
+    refused = _kind(p) if rule in ("LZ-ERR-001", "LZ-ERR-002") else None
+    runnable = Program(p.leaves, (p.body[0], p.body[2]), p.slots) if refused else p
+    expected, decisions = _expected(runnable)
+    again = with_seeds(runnable, 1000)
     expected_again, decisions_again = _expected(again)
     rerun = decisions_again == decisions
     return {
@@ -130,13 +183,15 @@ def case(name: str, rule: str, p: Program, description: str = "") -> dict[str, A
         "description": description, "slots": p.slots,
         "leaves": [{"slot": i, "value": encode_array(leaf_data(x.dtype, x.shape, x.seed))}
                    for i, x in enumerate(p.leaves)],
-        "body": [_instruction(i) for i in p.body],
+        "body": [{**_instruction(i), **({"raises": refused} if refused and k == 1 else {})}
+                 for k, i in enumerate(p.body)],
         "expected": expected,
         "laziness": {"executions_while_recording": 0,
-                     **({"compiles_on_rerun": 0} if rerun else {})},
+                     **({"compiles_on_rerun": 0} if rerun and not refused else {})},
         **({"rerun": {"leaves": [
             {"slot": i, "value": encode_array(leaf_data(x.dtype, x.shape, x.seed))}
-            for i, x in enumerate(again.leaves)], "expected": expected_again}} if rerun else {}),
+            for i, x in enumerate(again.leaves)], "expected": expected_again}}
+           if rerun and not refused else {}),
         "dtypes": sorted({x.dtype for x in p.leaves}),
         "python": to_python(p),
     }
@@ -173,7 +228,7 @@ def export(directory: Path, count: int = 20, dtypes: Sequence[str] = REAL,
         >>> with tempfile.TemporaryDirectory() as d:
         ...     index = export(Path(d), count=1, dtypes=["int32"])
         ...     sorted(index["families"])
-        ['barriers', 'elementwise', 'programs', 'vectors']
+        ['barriers', 'elementwise', 'errors', 'programs', 'vectors']
     """
     directory.mkdir(parents=True, exist_ok=True)
     cases: dict[str, list[str]] = {}
@@ -185,14 +240,17 @@ def export(directory: Path, count: int = 20, dtypes: Sequence[str] = REAL,
 
     for name, p in vectors().items():
         write("vectors", name, case(name, "LZ-BAR-004", p, _description(name)))
+    for name in BAD:
+        rule, p = _refused(name)
+        write("errors", name, case(name, rule, p, f"{BAD[name][2]} refused by NumPy"))
     for family, (rule, _, _) in FAMILIES.items():
         for k, p in enumerate(drawn(family, count, dtypes, start)):
             write(family, f"{family}-{k:03d}", case(f"{family}-{k:03d}", rule, p))
     index = {"format": FORMAT, "version": VERSION, "generator": f"minilazy {__version__}",
              "numpy": np.__version__, "seed": start, "dtypes": list(dtypes),
              "tolerances": {"exact": {"ulps": ULPS["exact"]}},
-             "families": {f: {"rule": FAMILIES[f][0] if f in FAMILIES else "LZ-BAR-004",
-                              "cases": names} for f, names in cases.items()}}
+             "families": {f: {"rule": RULE_OF.get(f) or FAMILIES[f][0], "cases": names}
+                          for f, names in cases.items()}}
     (directory / "index.json").write_text(json.dumps(index, indent=1))
     return index
 
