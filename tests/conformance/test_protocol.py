@@ -195,6 +195,14 @@ def test_a_server_that_dies_fails_the_call_and_the_next_call_gets_a_new_one(tmp_
     a.close()
 
 
+def test_a_server_that_prints_to_stdout_is_named_and_replaced(tmp_path):
+    a = ProcessAdapter(_fake_server(tmp_path, "print('loading kernels...', flush=True)"))
+    with pytest.raises(RuntimeError, match=r"not JSON \(a print to stdout\?.*loading kernels"):
+        a.apply("add", 1, 2)
+    a.barrier()  # the next call: a fresh server, in step again
+    a.close()
+
+
 def test_a_server_that_hangs_is_stopped_at_the_tests_timeout(tmp_path, monkeypatch):
     monkeypatch.setattr(isolation, "_WATCH", [isolation.Watch(tmp_path, "t", 3.0)])
     a = ProcessAdapter(_fake_server(tmp_path, "time.sleep(600)"))

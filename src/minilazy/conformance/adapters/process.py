@@ -238,7 +238,12 @@ class ProcessAdapter:
             self.close()
             raise RuntimeError(f"{self.name}'s process died ({_status(status)}) during {what}"
                                + (f"; its stderr ended with:\n{tail}" if tail else ""))
-        answer = json.loads(line)
+        try:
+            answer = json.loads(line)
+        except json.JSONDecodeError:
+            self.close()
+            raise RuntimeError(f"{self.name} answered {what} with a line that is not JSON (a "
+                               f"print to stdout? logs belong on stderr): {line[:200]!r}") from None
         if not isinstance(answer, dict) or answer.get("id") != self._id:
             self.close()
             raise RuntimeError(f"{self.name} answered {what} out of turn: {line[:200]!r}")
