@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import numpy as np
+import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance.adapter import Adapter, policy_of
+from minilazy.conformance.adapter import Adapter, policy_of, supports
 from minilazy.conformance.registry import OpSpec
 
 Array = np.ndarray[Any, Any]
@@ -54,6 +55,59 @@ def dtypes_for(adapter: Adapter, complex_too: bool = False) -> list[np.dtype[Any
     extra = COMPLEX if complex_too and "complex" in adapter.capabilities else ()
     return [d for d in (*DTYPES, *extra) if (wide or d not in WIDE)
             and (policy.dtypes is None or d.name in policy.dtypes)]
+
+
+def undeclared(adapter: Adapter, dtype: Any) -> bool:
+    """Whether ``dtype`` is one ``adapter`` does not declare (its policy, ``float64``, ``complex``).
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> undeclared(toy(), np.int8), undeclared(toy(), np.complex64)
+        (False, True)
+    """
+    d, policy = np.dtype(dtype), policy_of(adapter)
+    if d.kind == "c":
+        return "complex" not in adapter.capabilities or (
+            d in WIDE and "float64" not in adapter.capabilities)
+    return d in DTYPES and ((d in WIDE and "float64" not in adapter.capabilities)
+                            or (policy.dtypes is not None and d.name not in policy.dtypes))
+
+
+def declared_only(adapter: Adapter) -> None:
+    """Have a test that hands ``adapter`` an undeclared dtype or op skip, saying so.
+
+    Most tests draw from :func:`dtypes_for`; some hold fixed data (an int64 index, an int8
+    corner case, a golden program). Without this, a library that declares float32, int32 and
+    bool would fail those tests for data it said it does not have, and the report would blame
+    the rules. Wraps the instance's ``from_numpy`` and ``apply``.
+
+    Example:
+        >>> from minilazy.conformance.toy import toy
+        >>> t = toy()
+        >>> declared_only(t)
+        >>> t.to_numpy(t.apply("negative", t.from_numpy(np.ones(2, np.int64)))).tolist()
+        [-1, -1]
+    """
+    from_numpy, apply = adapter.from_numpy, adapter.apply
+
+    def check(dtype: Any, what: str) -> None:
+        if undeclared(adapter, dtype):
+            pytest.skip(f"needs {np.dtype(dtype).name} ({what}), which {adapter.name} does not "
+                        "declare")
+
+    def checked_from_numpy(array: Array) -> Any:
+        check(np.asarray(array).dtype, "data")
+        return from_numpy(array)
+
+    def checked_apply(op: str, *args: Any, **kwargs: Any) -> Any:
+        if not supports(adapter, op):
+            pytest.skip(f"needs op {op!r}, which {adapter.name} does not implement")
+        if isinstance(kwargs.get("dtype"), (np.dtype, type)):
+            check(kwargs["dtype"], f"{op}'s dtype")
+        return apply(op, *args, **kwargs)
+
+    setattr(adapter, "from_numpy", checked_from_numpy)  # noqa: B010 (the instance's, not a field)
+    setattr(adapter, "apply", checked_apply)  # noqa: B010
 
 
 def allowed(adapter: Adapter, op: str, *dtypes: np.dtype[Any]) -> bool:

@@ -1,6 +1,7 @@
 // The oracle's process protocol 1.0 (spec/protocol.md) in JavaScript: the value codec and the
-// server loop. An adapter is a plain object (see tfjs.mjs); `serve(adapter)` answers the oracle's
-// requests on stdin/stdout until stdin ends. Node 20, no dependencies.
+// server loop. An adapter is a plain object (see minimal.mjs); `serve(adapter)` answers the
+// oracle's requests on stdin/stdout until stdin ends; `adapter.release(obj)`, if present, is
+// called when the oracle frees a handle. Node 20, no dependencies.
 
 import { createInterface } from "node:readline";
 
@@ -61,7 +62,8 @@ export function encode(value, ref) {
   if (value === null || value === undefined) return null;
   if (typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "bigint") return Number(value);
-  if (typeof value === "number") return Number.isInteger(value) ? value : { float: floatText(value) };
+  // An integer beyond 2**53 is a float64 already (JSON would print 1e+21): say so, exactly.
+  if (typeof value === "number") return Number.isSafeInteger(value) ? value : { float: floatText(value) };
   if (value instanceof PyFloat) return { float: floatText(value.value) };
   if (value instanceof PyComplex) return { complex: [floatText(value.re), floatText(value.im)] };
   if (value instanceof Tuple) return { tuple: value.map((v) => encode(v, ref)) };
@@ -123,7 +125,12 @@ export function serve(adapter) {
     }
     const answer = { id: request?.id ?? null };
     try {
-      for (const n of request.free ?? []) { numbers.delete(objects.get(n)); objects.delete(n); }
+      for (const n of request.free ?? []) {  // the adapter may dispose of what it holds
+        const obj = objects.get(n);
+        numbers.delete(obj);
+        objects.delete(n);
+        if (obj !== undefined) adapter.release?.(obj);
+      }
       if (request.call === "hello") {
         answer.result = hello();
       } else {
