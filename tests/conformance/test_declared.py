@@ -43,8 +43,9 @@ NARROW = textwrap.dedent("""
 def test_fixed_data_of_an_undeclared_dtype_skips_naming_it(tmp_path) -> None:
     (tmp_path / "narrow.py").write_text(NARROW)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
-    done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "--lazy-impl=narrow:narrow",
-                           "--lazy-rules=LZ-ERR-006,LZ-ERR-008", "-rs", "-p", "no:randomly",
+    done = subprocess.run([sys.executable, "-m", "minilazy.conformance",
+                           "--lazy-impl=narrow:narrow", "--lazy-rules=LZ-ERR-006,LZ-ERR-008",
+                           "-rs", "-p", "no:randomly",
                            f"--spec-report={tmp_path / 'r.json'}"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     report = json.loads((tmp_path / "r.json").read_text())["rules"]

@@ -7,7 +7,7 @@ minilazy's engine.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import pytest
@@ -15,7 +15,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance.adapter import Adapter, policy_of, supports
+from minilazy.conformance.adapter import Adapter, OptionalAdapter, policy_of, supports
 from minilazy.conformance.registry import OpSpec
 
 Array = np.ndarray[Any, Any]
@@ -73,6 +73,11 @@ def undeclared(adapter: Adapter, dtype: Any) -> bool:
                             or (policy.dtypes is not None and d.name not in policy.dtypes))
 
 
+# Arguments that are never the library's tensors (what else ``apply`` receives is one).
+_NOT_TENSORS = (bool, int, float, complex, str, tuple, list, slice, type(None), type(...),
+                np.dtype, type, np.ndarray, np.generic)
+
+
 def declared_only(adapter: Adapter) -> None:
     """Have a test that hands ``adapter`` an undeclared dtype or op skip, saying so.
 
@@ -99,11 +104,20 @@ def declared_only(adapter: Adapter) -> None:
         check(np.asarray(array).dtype, "data")
         return from_numpy(array)
 
+    policy = policy_of(adapter)
+    typed = "metadata" in adapter.capabilities and bool(policy.unsupported)
+    typed_adapter = cast(OptionalAdapter, adapter)
+
     def checked_apply(op: str, *args: Any, **kwargs: Any) -> Any:
         if not supports(adapter, op):
             pytest.skip(f"needs op {op!r}, which {adapter.name} does not implement")
         if isinstance(kwargs.get("dtype"), (np.dtype, type)):
             check(kwargs["dtype"], f"{op}'s dtype")
+        if typed:  # a pair the policy lists as unsupported ("any:float32"), on fixed data
+            dtypes = [typed_adapter.dtype(a) for a in args if not isinstance(a, _NOT_TENSORS)]
+            if not policy.allows(op, *dtypes):
+                pytest.skip(f"needs {op} of {', '.join(d.name for d in dtypes)}, which "
+                            f"{adapter.name} declares unsupported")
         return apply(op, *args, **kwargs)
 
     setattr(adapter, "from_numpy", checked_from_numpy)  # noqa: B010 (the instance's, not a field)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -201,6 +202,8 @@ def test_a_program_run_twice_observes_the_same_values(adapter: OptionalAdapter,
 def test_a_program_after_its_variant_of_other_dtypes_gets_the_values_of_a_miss(
         adapter: OptionalAdapter, data: st.DataObject) -> None:
     dtypes = dtypes_for(adapter)
+    if max(Counter(d.kind for d in dtypes).values()) < 2:
+        pytest.skip(f"{adapter.name} declares no two dtypes of one kind: there is no variant")
     p = observing_all(data.draw(programs(dtypes), label="program"))
     # The same program on leaves of other dtypes of the same kinds: the same structure, so a
     # cache keyed too coarsely hands it a program compiled for the first.

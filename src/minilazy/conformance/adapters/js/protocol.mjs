@@ -115,7 +115,10 @@ export function serve(adapter) {
   // What the library prints must not reach the protocol's stdout.
   console.log = console.info = console.warn = (...a) => process.stderr.write(a.join(" ") + "\n");
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on("line", (line) => {
+  // One request at a time (the client waits for each answer), so an async method may await.
+  let queue = Promise.resolve();
+  lines.on("line", (line) => { queue = queue.then(() => handle(line)); });
+  const handle = async (line) => {
     if (!line.trim()) return;
     let request;
     try {
@@ -140,12 +143,12 @@ export function serve(adapter) {
         }
         const args = (request.args ?? []).map((v) => decode(v, deref));
         const kwargs = Object.fromEntries(Object.entries(request.kwargs ?? {}).map(([k, v]) => [k, decode(v, deref)]));
-        answer.result = encode(method.call(adapter, args, kwargs), ref);
+        answer.result = encode(await method.call(adapter, args, kwargs), ref);
       }
     } catch (e) {
       delete answer.result;
       answer.error = errorOf(e, adapter);
     }
     out(answer);
-  });
+  };
 }
