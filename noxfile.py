@@ -100,11 +100,18 @@ def conformance_reports(session: nox.Session) -> None:
         session.run("python", "-m", "minilazy.conformance", f"--lazy-impl={impl}",
                     f"--hypothesis-profile={profile}", f"--spec-report={reports}/{name}.json",
                     "-q", success_codes=[0, 1])
+    js = "src/minilazy/conformance/adapters/js"  # through Node: npm ci there first
+    with session.chdir(js):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+    for name, adapter in [("tfjs-cpu", "tfjs.mjs"), ("jax-js-wasm", "jaxjs.mjs")]:
+        session.run("python", "-m", "minilazy.conformance", "--lazy-command",
+                    f"node {js}/{adapter}", f"--spec-report={reports}/{name}.json", "-q",
+                    success_codes=[0, 1])
     session.run("python", "tools/conformance_matrix.py",
                 *(f"{reports}/{n}.json" for n in (
                     "minilazy-cpu", "minilazy-reference", "toy", "tinygrad-cpu", "mlx-cpu",
-                    "torch-lazy", "torch-xla")),
-                "--out", "docs/_generated/conformance.md")
+                    "torch-lazy", "torch-xla", "tfjs-cpu", "jax-js-wasm")),
+                "--out", "docs/_generated/conformance.md", "--save-reports", reports)
 
 
 @nox.session

@@ -44,8 +44,8 @@ def accelerators() -> list[str]:
     return [p for p in platforms() if p != "cpu"]
 
 
-def check(out: Path) -> dict[str, Any]:
-    """Run every part and write the report; returns it."""
+def check(out: Path, models: list[str] | None = None) -> dict[str, Any]:
+    """Run every part (the ``models`` named, default all three) and write the report."""
     found = accelerators()
     report: dict[str, Any] = {"date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
                               "accelerators": found, "parts": {}}
@@ -59,6 +59,8 @@ def check(out: Path) -> dict[str, Any]:
         parts["matrix"] = {"status": "skipped", "why": "no GPU or TPU: the backend matrix's "
                            "accelerator rows skip ('no gpu device'); CI runs the CPU rows"}
     for model, steps in STEPS.items():
+        if models is not None and model not in models:
+            continue
         n = steps if found else 1
         parts[f"model/{model}"] = _run([sys.executable, "-m", "minilazy", "--model", model,
                                         "--steps", str(n)], 150 if found else 90)
@@ -98,7 +100,10 @@ def main(argv: list[str] | None = None) -> int:
     """Run the check; the exit status is 1 if a part that ran failed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", type=Path, default=HERE / "results" / "device")
-    report = check(parser.parse_args(argv).out)
+    parser.add_argument("--models", nargs="+", choices=list(STEPS), default=None,
+                        help="the models to train (default: all three)")
+    args = parser.parse_args(argv)
+    report = check(args.out, args.models)
     print(markdown(report))
     return int(any(p["status"] not in (0, "skipped") for p in report["parts"].values()))
 

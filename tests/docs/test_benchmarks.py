@@ -105,13 +105,13 @@ def test_quick_run_of_a_model(tmp_path: Path) -> None:
 
 
 def test_the_device_check_runs_and_skips_honestly_without_an_accelerator(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(RUN.parent / "device.py"), "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, str(RUN.parent / "device.py"), "--out", str(tmp_path),
+                           "--models", "cnn"], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     report = json.loads((tmp_path / "device.json").read_text())
     parts = report["parts"]
-    assert {"matrix", "model/mlp", "model/cnn", "model/transformer", "benchmarks"} == set(parts)
-    assert all(parts[f"model/{m}"]["status"] == 0 for m in ("mlp", "cnn", "transformer"))
+    assert {"matrix", "model/cnn", "benchmarks"} == set(parts)  # the model named only
+    assert parts["model/cnn"]["status"] == 0 and parts["model/cnn"]["steps"] >= 1
     if not report["accelerators"]:  # this machine: every accelerator part says why it skipped
         assert parts["matrix"]["status"] == parts["benchmarks"]["status"] == "skipped"
         assert "no GPU" in parts["matrix"]["why"]
