@@ -272,9 +272,9 @@ def test_oracle_examples_do_not_depend_on_the_local_code_around_them(tmp_path) -
     (tmp_path / "local_adapter.py").write_text("MAGIC = 123456789\n")
     code = ("import local_adapter\n"
             "from hypothesis.internal.conjecture import providers\n"
-            "from minilazy.conformance import plugin\n"
+            "from minilazy.conformance.oracle import strategies\n"
             "before = providers._get_local_constants().integers\n"
-            "plugin._examples_independent_of_local_code()\n"
+            "strategies.examples_independent_of_local_code()\n"
             "print(123456789 in before, len(providers._get_local_constants().integers))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                          text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(tmp_path)})

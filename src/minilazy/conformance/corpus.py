@@ -48,6 +48,7 @@ from minilazy.conformance.oracle.programs import (
     with_barriers,
     with_seeds,
 )
+from minilazy.conformance.oracle.strategies import examples_independent_of_local_code
 from minilazy.conformance.protocol import encode, encode_array, error_of
 
 FORMAT: Final = "lazytensor-corpus"
@@ -206,10 +207,11 @@ def drawn(family: str, count: int, dtypes: Sequence[str], start: int = 0) -> lis
     """
     _, options, change = FAMILIES[family]
     found: list[Program] = []
+    examples_independent_of_local_code()  # the same programs wherever this runs
 
     @seed(start)
     @settings(max_examples=count, database=None, phases=[Phase.generate], deadline=None,
-              suppress_health_check=list(HealthCheck))
+              suppress_health_check=list(HealthCheck), derandomize=False)  # not a profile's
     @given(programs([np.dtype(d) for d in dtypes], **options))
     def collect(p: Program) -> None:
         if len(found) < count:

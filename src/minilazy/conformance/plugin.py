@@ -45,7 +45,7 @@ from minilazy.conformance.adapter import (
 )
 from minilazy.conformance.adapters import process
 from minilazy.conformance.oracle import applied_deviations, use_policy
-from minilazy.conformance.oracle.strategies import declared_only
+from minilazy.conformance.oracle.strategies import declared_only, examples_independent_of_local_code
 from minilazy.conformance.registry import ops, rules
 from minilazy.conformance.tools import isolation, report, xfail
 
@@ -89,27 +89,6 @@ def register_profiles() -> None:
             values = {**values, "phases": [Phase[p] for p in values["phases"]]}
         settings.register_profile(name, deadline=None, print_blob=True,
                                   suppress_health_check=slow, **values)
-
-
-def _examples_independent_of_local_code() -> None:
-    """Keep Hypothesis from drawing literals it mined from the code around the run.
-
-    Hypothesis (6.131 and later) biases a few draws towards constants found in *local* modules,
-    those outside ``site-packages``: the adapter under test, the project the oracle runs in,
-    minilazy itself when installed editable. The examples, and so a report, would depend on
-    where things are installed (an MLX ``sign(nan)`` bug was found from a checkout and missed
-    from a wheel). The oracle draws from Hypothesis's global constants only. Hypothesis has no
-    setting for it: where its internals differ, this does nothing.
-    """
-    try:
-        from hypothesis.internal.conjecture import providers
-    except ImportError:
-        return
-    names = vars(providers)  # an internal module: nothing in it is exported, or typed for us
-    if "_get_local_constants" in names and "Constants" in names:
-        none = names["Constants"]()
-        names["_get_local_constants"] = lambda: none
-        getattr(names.get("CONSTANTS_CACHE"), "cache", {}).clear()
 
 
 @dataclass(eq=False)  # hashed by identity: pluggy keeps plugins in sets
@@ -272,7 +251,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if assignment is not None and not 1 <= assignment <= last:
         raise pytest.UsageError(f"--lazy-assignment: the course has assignments 1 to {last}")
     register_profiles()
-    _examples_independent_of_local_code()
+    examples_independent_of_local_code()
     if not config.getoption("hypothesis_profile", None):
         from hypothesis import settings
 

@@ -205,14 +205,13 @@ class ProcessAdapter:
             "kwargs": {k: encode(v, self._ref) for k, v in kwargs.items()}}
         if self.dropped:
             request["free"], self.dropped = self.dropped, []
-        what = f"{method}({', '.join(map(_short, args))})"
         try:
             assert self._proc.stdin is not None
             self._proc.stdin.write(json.dumps(request, allow_nan=False) + "\n")
             self._proc.stdin.flush()
         except OSError:
             pass  # it died: the answer's absence says how
-        answer = self._answer(what)
+        answer = self._answer(lambda: f"{method}({', '.join(map(_short, args))})")
         if "error" in answer:
             raise exception_of(answer["error"])
         for w in answer.get("warnings", ()):
@@ -224,29 +223,30 @@ class ProcessAdapter:
             return answer.get("result")  # plain JSON, read before any value
         return decode(answer.get("result"), self._deref)
 
-    def _answer(self, what: str) -> dict[str, Any]:
+    def _answer(self, call: Callable[[], str]) -> dict[str, Any]:
+        """The answer to the request just sent; ``call`` names it, for an error only."""
         limit = isolation.timeout()
         try:
             line = self._lines.get(timeout=max(limit - 2, 1) if limit > 0 else None)
         except queue.Empty:
             self.close()
-            raise RuntimeError(f"{self.name} hung: no answer to {what} within "
+            raise RuntimeError(f"{self.name} hung: no answer to {call()} within "
                                f"{max(limit - 2, 1):.0f} s (its process was stopped)") from None
         if line is None:
             assert self._proc is not None
             status, tail = self._proc.wait(), self._tail()
             self.close()
-            raise RuntimeError(f"{self.name}'s process died ({_status(status)}) during {what}"
+            raise RuntimeError(f"{self.name}'s process died ({_status(status)}) during {call()}"
                                + (f"; its stderr ended with:\n{tail}" if tail else ""))
         try:
             answer = json.loads(line)
         except json.JSONDecodeError:
             self.close()
-            raise RuntimeError(f"{self.name} answered {what} with a line that is not JSON (a "
+            raise RuntimeError(f"{self.name} answered {call()} with a line that is not JSON (a "
                                f"print to stdout? logs belong on stderr): {line[:200]!r}") from None
         if not isinstance(answer, dict) or answer.get("id") != self._id:
             self.close()
-            raise RuntimeError(f"{self.name} answered {what} out of turn: {line[:200]!r}")
+            raise RuntimeError(f"{self.name} answered {call()} out of turn: {line[:200]!r}")
         return answer
 
     def _tail(self) -> str:
