@@ -169,6 +169,22 @@ def test_the_client_drives_a_real_server_as_an_adapter():
         a.close()
 
 
+def test_calls_from_several_threads_each_get_their_own_answer(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    # A mix-up would hang a thread on an answer another took: a timeout makes that an error.
+    monkeypatch.setattr(isolation, "_WATCH", [isolation.Watch(tmp_path, "t", 6.0)])
+    a = ProcessAdapter(TOY)
+    try:
+        xs = [a.from_numpy(np.full(3, float(k))) for k in range(8)]
+        ks = list(range(8)) * 5
+        with ThreadPoolExecutor(4) as pool:
+            got = list(pool.map(lambda k: a.to_numpy(a.apply("multiply", xs[k], 2.0)), ks))
+        assert [g.tolist() for g in got] == [[2.0 * k] * 3 for k in ks]
+    finally:
+        a.close()
+
+
 def _fake_server(tmp_path: Path, on_apply: str) -> str:
     script = tmp_path / "server.py"
     script.write_text(textwrap.dedent(f"""

@@ -97,6 +97,7 @@ class ProcessAdapter:
         self._lines: queue.Queue[str | None] = queue.Queue()
         self._stderr: IO[bytes] | None = None
         self._id = 0
+        self._lock = threading.RLock()  # reentrant: a fresh server's hello is sent from a call
         self._refs: weakref.WeakValueDictionary[int, Ref] = weakref.WeakValueDictionary()
         hello = self._call("hello")
         if str(hello.get("protocol", "")).split(".")[0] != VERSION.split(".")[0]:
@@ -195,6 +196,10 @@ class ProcessAdapter:
         return proc
 
     def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        with self._lock:  # one request in flight: a second thread's would take its answer
+            return self._send(method, *args, **kwargs)
+
+    def _send(self, method: str, *args: Any, **kwargs: Any) -> Any:
         if self._proc is None:
             self._proc = self._start()
             if method != "hello":
