@@ -182,6 +182,7 @@ from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
 from minilazy.core.compile import CACHE as _CACHE
+from minilazy.core.cut import PLANS as _PLANS
 from minilazy.core.device import Mesh
 from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
@@ -229,7 +230,7 @@ __array_api_version__ = "2023.12"
 
 
 # The assembly, explicit: core knows neither the disk nor the debugger; the face plugs them in.
-_state.install(programs=_CACHE, tapes=_TAPES, debugger=_debug.DEBUGGER, disk=_SETTINGS)
+_state.install(programs=_CACHE, cuts=_PLANS, tapes=_TAPES, debugger=_debug.DEBUGGER, disk=_SETTINGS)
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 __all__ = [

@@ -24,6 +24,7 @@ import minilazy as ml
 from minilazy.autodiff.tape import TAPES
 from minilazy.core import state
 from minilazy.core.compile import CACHE
+from minilazy.core.cut import PLANS
 from minilazy.core.metrics import COUNTERS
 from minilazy.inspect.debug import DEBUGGER
 from minilazy.persist.diskcache import SETTINGS
@@ -98,8 +99,8 @@ def test_only_the_state_changes_while_the_engine_runs() -> None:
 
 
 def test_the_parts_are_the_packages_state() -> None:
-    assert state.ENGINE.parts == {"programs": CACHE, "tapes": TAPES, "debugger": DEBUGGER,
-                                  "disk": SETTINGS}
+    assert state.ENGINE.parts == {"programs": CACHE, "cuts": PLANS, "tapes": TAPES,
+                                  "debugger": DEBUGGER, "disk": SETTINGS}
     assert DEBUGGER in state.ENGINE.listeners  # the assembly in minilazy/__init__.py
 
 

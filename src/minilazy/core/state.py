@@ -171,7 +171,7 @@ class Part(Protocol):
     Example:
         >>> from minilazy.core.state import ENGINE
         >>> sorted(ENGINE.parts)  # import minilazy installed them
-        ['debugger', 'disk', 'programs', 'tapes']
+        ['cuts', 'debugger', 'disk', 'programs', 'tapes']
     """
 
     def reset(self) -> None:
