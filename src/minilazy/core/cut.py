@@ -248,7 +248,7 @@ class Plan:
         # user is there before the node.
         self.steps = tuple([(i, *tree[i]) for i in sorted(tree, reverse=True)])
         self.extra = tuple(extra)
-        self.outputs, self.digests = c.outputs, c.structure[0]
+        self.outputs, self.digests = c.outputs, tuple([n.digest for n in c.order])
         self.params = tuple([p[n] for n in c.params])
         self.scalars = tuple([p[n] for n in c.scalars])
         self.groups, self.key, self.edges, self.structure = c.groups, c.key, c.edges, c.structure
