@@ -22,7 +22,7 @@ from minilazy.autodiff import vjps
 from minilazy.core import barrier, dtypes
 from minilazy.core.attrs import Attrs, ToShape
 from minilazy.core.compile import CACHE
-from minilazy.core.cut import linearize
+from minilazy.core.cut import cut
 from minilazy.core.ir import Device, Node, Op, Shape
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, current_policy, user_site
@@ -142,14 +142,12 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
     holds result leaves where it had ops: ``origins`` maps each such leaf to the node it stands
     for, and the rules walk through it (taking values from the leaf), with no tape.
     """
-    index = linearize([out._node])
-    order = tuple(index)
+    forward = cut([out._node], out.device)  # a step's forward graph again: its cut's plan
+    index, order = forward.positions, forward.order
     if origins and any(n in origins for n in order if n.op is Op.DATA):
         return _run_rules(out, wrt, _through(out._node, origins), origins)
     policy = current_policy()
-    structure = (tuple([n.digest for n in order]),
-                 tuple([index[o] for n in order for o in n.operands]),
-                 tuple([index.get(t, -1) for t in wrt]), out.device.code,
+    structure = (forward.structure, tuple([index.get(t, -1) for t in wrt]),
                  policy.special_scalars)  # (the one setting that changes what is recorded)
     key = hash(structure)
     tape = TAPES.get(key)

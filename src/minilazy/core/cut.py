@@ -127,7 +127,7 @@ def roots_of(nodes: Iterable[Node]) -> list[Node]:
 def linearize(roots: Sequence[Node]) -> dict[Node, int]:
     """Every node below ``roots``, operands before users, with its position.
 
-    What autodiff walks backwards, and keys its tapes by.
+    The order of a cut's program, without the rest of a cut (for tools and tests).
 
     Example:
         >>> import minilazy as ml

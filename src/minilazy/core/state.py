@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import functools
 import os
 import sys
 import threading
@@ -288,6 +289,7 @@ def replaced(p: BarrierPolicy | None, changes: dict[str, Any]) -> BarrierPolicy:
     return dataclasses.replace(base, **changes)
 
 
+@functools.lru_cache(maxsize=4096)  # a barrier's debugger asks for each of ~8 frames
 def _in_engine(filename: str) -> bool:
     return filename.startswith(_ENGINE_PREFIX) and not filename[len(_ENGINE_PREFIX):].startswith(
         _USER_CODE)
