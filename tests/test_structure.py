@@ -196,8 +196,9 @@ def test_public_symbols_have_docstrings_with_examples():
 # indexing and interop): 28 modules, 5,660 lines, the disk cache moved out to persist/.
 # Issue 29's NumPy habits on the tensor (core.methods, 288 lines, and NumPy's function and ufunc
 # protocols in interop, the view-write warning in indexing, the stop_gradient op): 6,206.
-# Issue 26's cut plans (a repeated step's graph found without a walk): 6,350.
-CORE_BUDGET = 6350
+# Issue 26's cut plans (a repeated step's graph found without a walk) and the multi-tensor ops
+# (pack, unpack: an optimizer's update in a few ops per group of weights): 6,402.
+CORE_BUDGET = 6410
 
 
 def test_core_fits_its_line_budget(capsys):

@@ -120,10 +120,12 @@ from minilazy.api.elementwise import (
 from minilazy.api.everyday import (
     concatenate,
     logsumexp,
+    pack,
     sigmoid,
     softplus,
     stop_gradient,
     transpose,
+    unpack,
 )
 from minilazy.api.info import Info, __array_namespace_info__
 from minilazy.api.manipulation import (
@@ -265,4 +267,5 @@ __all__ = [
     "UniqueInverseResult", "unstack", "var", "vecdot", "where", "zeros", "zeros_like",
     # everyday extensions beyond the standard (NumPy's names, SciPy's and PyTorch's functions)
     "concatenate", "einsum", "logsumexp", "sigmoid", "softplus", "stop_gradient", "transpose",
+    "pack", "unpack",  # the multi-tensor pair (ml.optim updates a group of weights at once)
 ]

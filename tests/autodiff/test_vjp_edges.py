@@ -192,6 +192,13 @@ CASES: dict[str, Case] = {
     "broadcast_to": Case(lambda x: ml.broadcast_to(x[0], (2, 4)),
                          lambda x: jnp.broadcast_to(x[0], (2, 4)), (TIES,)),
     "flip": Case(lambda x: ml.flip(x, axis=0), lambda x: jnp.flip(x, axis=0), (TIES,)),
+    # pack's cotangent is unpacked, unpack's is packed between zeros: both ops in each case
+    "pack": Case(lambda x, y: ml.pack([x, y, x]) ** 2,
+                 lambda x, y: jnp.concatenate([x.ravel(), y.ravel(), x.ravel()]) ** 2,
+                 (TIES, TIES[:, :1])),
+    "unpack": Case(lambda x, y: ml.unpack(ml.pack([x, y]), [(1, 2), 2], offset=1)[0] * 3.0,
+                   lambda x, y: jnp.concatenate([x.ravel(), y.ravel()])[1:3].reshape(1, 2) * 3,
+                   (TIES, TIES[:, :1])),
     "concat": Case(lambda x, y: ml.concat([x, y, x], axis=1),
                    lambda x, y: jnp.concatenate([x, y, x], axis=1), (TIES, TIES[:, :1])),
     "stack": Case(lambda x: ml.stack([x, 2.0 * x], axis=1),

@@ -1,4 +1,4 @@
-"""Everyday functions beyond the Array API: sigmoid, softplus, logsumexp, stop_gradient, aliases.
+"""Everyday functions beyond the Array API: sigmoid, logsumexp, stop_gradient, pack, aliases.
 
 In the namespace (``minilazy.api``), as extensions: what NumPy, SciPy, PyTorch and JAX code
 calls every day and the standard leaves out. Each is recorded as ops already in the tables,
@@ -8,6 +8,7 @@ gradient without a rule of its own. Never imports jax.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from minilazy.api.composites import logaddexp
@@ -18,8 +19,8 @@ from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE
-from minilazy.core.infer import normalize_axes
+from minilazy.core.attrs import NONE, Piece
+from minilazy.core.infer import integers, normalize_axes
 from minilazy.core.ir import Op
 from minilazy.core.tensor import Tensor, TensorLike, record
 
@@ -97,6 +98,45 @@ def stop_gradient(x: TensorLike, /) -> Tensor:
     """
     t = tensor(x)
     return record(Op.STOP_GRADIENT, (t._node,), NONE, t.device)
+
+
+def pack(xs: Sequence[TensorLike], /) -> Tensor:
+    """Tensors of one dtype laid end to end in one 1-D tensor, each in C order.
+
+    One recorded op (``pack``), as JAX's ``ravel_pytree`` and torch's ``parameters_to_vector``
+    compute. With :func:`unpack` it is the *multi-tensor* trick of fused optimizers
+    (``torch._foreach_*``, optax's ``flatten``): ``ml.optim`` updates a whole group of weights
+    with a few ops on one vector, not a few ops per weight.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.pack([ml.ones((2, 2)), ml.zeros(3)]).tolist()
+        [1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 0.0]
+    """
+    ts = tensors(*xs)
+    if not ts:
+        raise TypeError("pack: takes one or more tensors of one dtype, got none")
+    return record(Op.PACK, tuple([t._node for t in ts]), NONE, ts[0].device)
+
+
+def unpack(flat: TensorLike, shapes: Sequence[int | Sequence[int]], /, offset: int = 0
+           ) -> list[Tensor]:
+    """The tensors that :func:`pack` laid end to end in ``flat``: one per shape, in order.
+
+    Each is one recorded op (``unpack``), read from ``offset`` on (``ShapeError`` past the end).
+
+    Example:
+        >>> import minilazy as ml
+        >>> a, b = ml.unpack(ml.arange(7.0), [(2, 2), 3])
+        >>> a.tolist(), b.tolist()
+        ([[0.0, 1.0], [2.0, 3.0]], [4.0, 5.0, 6.0])
+    """
+    t, out = tensor(flat), []
+    for s in shapes:
+        shape = integers("unpack", s)
+        out.append(record(Op.UNPACK, (t._node,), Piece(offset, shape), t.device))
+        offset += math.prod(shape)
+    return out
 
 
 def concatenate(arrays: Sequence[TensorLike], axis: int | None = 0) -> Tensor:

@@ -99,6 +99,18 @@ class ToShape(NamedTuple):
     shape: tuple[int, ...]
 
 
+class Piece(NamedTuple):
+    """``UNPACK``: the piece of a packed vector that starts at ``offset``, as ``shape``.
+
+    Example:
+        >>> Piece(4, (2, 3)).shape
+        (2, 3)
+    """
+
+    offset: int
+    shape: tuple[int, ...]
+
+
 class Permute(NamedTuple):
     """``TRANSPOSE``: result axis ``i`` is operand axis ``perm[i]``.
 
@@ -308,7 +320,7 @@ class Index(NamedTuple):
 Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
 Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg | Fft)
+                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg | Fft | Piece)
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

@@ -1,13 +1,14 @@
 """Index rules: what an ``Index`` attribute selects, as shapes, NumPy keys and text.
 
-One of core's op rules, beside ``window_rules.py``: the shape rules of ``GETITEM`` and
-``SETITEM`` (:mod:`~minilazy.core.infer`), the key their lowering and reference interpreter hand to
-``jax.numpy`` and NumPy, and the key the printers show. How a user's key becomes an ``Index``
+One of core's op rules, beside ``window_rules.py``: the shape rules of ``GETITEM``, ``SETITEM``
+and ``UNPACK`` (:mod:`~minilazy.core.infer`), the key the lowering and reference interpreter hand
+to ``jax.numpy`` and NumPy, and the key the printers show. How a user's key becomes an ``Index``
 is :mod:`~minilazy.core.indexing`'s business, above the barrier. Never imports jax.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, assert_never
 
@@ -21,6 +22,22 @@ def _slice(s: Span) -> slice:
     step = -s.step if s.reverse else s.step
     stop = s.start + s.size * step
     return slice(s.start, None if stop < 0 else stop, step)
+
+
+def piece_shape(vector: str, size: Shape, offset: int, shape: Shape) -> Shape:
+    """``UNPACK``'s result: ``shape``, if a piece of it at ``offset`` lies inside the vector.
+
+    ``vector`` is how errors name it; ``size`` is its shape (one axis, or the piece is refused).
+
+    Example:
+        >>> piece_shape("f32[7]", (7,), 4, (3,))
+        (3,)
+    """
+    if (len(size) != 1 or min(shape, default=0) < 0
+            or not 0 <= offset <= offset + math.prod(shape) <= size[0]):
+        raise ShapeError(f"unpack: no piece of shape {shape} at offset {offset} in {vector} "
+                         f"(a 1-D vector)")
+    return shape
 
 
 def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:

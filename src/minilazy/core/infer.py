@@ -26,6 +26,7 @@ from minilazy.core.attrs import (
     Index,
     Iota,
     Permute,
+    Piece,
     Reduce,
     Scan,
     ToShape,
@@ -33,7 +34,7 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.dtypes import DType, short_name
 from minilazy.core.fft_rules import fft_rule
-from minilazy.core.index_rules import index_shape, setitem_shape
+from minilazy.core.index_rules import index_shape, piece_shape, setitem_shape
 from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 from minilazy.core.namespaced import linalg_rule, sort_rule
 from minilazy.core.ufunc_loops import UFUNC as UFUNC
@@ -336,7 +337,7 @@ def _broadcast(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
 
 
 def _same(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    return xs[0].shape, xs[0].dtype  # flip; shard (its sharding was checked against the shape)
+    return xs[0].shape, xs[0].dtype  # flip, stop_gradient; shard (its sharding was checked)
 
 
 def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -351,6 +352,19 @@ def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
             shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
             dtype = dtypes.result_type(*(x.dtype for x in xs))
             return sized("concat", shape, dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def _pack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    if not xs or any(x.dtype != xs[0].dtype for x in xs):  # one vector holds one dtype
+        raise TypeError(f"pack: takes tensors of one dtype, got {', '.join(map(describe, xs))}")
+    return (sum(math.prod(x.shape) for x in xs),), xs[0].dtype
+
+
+def _unpack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    match attrs:
+        case Piece(offset, shape):
+            return piece_shape(describe(xs[0]), xs[0].shape, offset, shape), xs[0].dtype
     raise mismatch(op, attrs)
 
 
@@ -380,5 +394,5 @@ INFER: Final[Mapping[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
-    Op.STOP_GRADIENT: _same,
+    Op.STOP_GRADIENT: _same, Op.PACK: _pack, Op.UNPACK: _unpack,
 }

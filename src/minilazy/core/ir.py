@@ -29,6 +29,7 @@ from minilazy.core.attrs import (
     Linalg,
     NoAttrs,
     Permute,
+    Piece,
     Reduce,
     Scan,
     Sharding,
@@ -147,6 +148,10 @@ class Op(enum.Enum):
     GETITEM = "getitem"
     SETITEM = "setitem"
     SCATTER_ADD = "scatter_add"  # x with v added at an index (repeats add up): getitem's VJP
+    # multi-tensor: a group of tensors laid end to end in one vector (each in C order), and one
+    # taken back out: an optimizer updates a whole group with a few ops on the vector
+    PACK = "pack"
+    UNPACK = "unpack"
     # placement: the value unchanged, split over a mesh as its attrs say (XLA GSPMD partitions)
     SHARD = "shard"
     # the value unchanged, where the backward pass stops: no gradient flows through (autodiff)
@@ -176,7 +181,7 @@ REDUCTIONS: Final = frozenset({
 })
 SHAPE_OPS: Final = frozenset({
     Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
-    Op.SCATTER_ADD,
+    Op.SCATTER_ADD, Op.PACK, Op.UNPACK,
 })
 # The attribute family each op takes (minilazy.core.attrs), checked when a node is made.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
@@ -188,7 +193,7 @@ FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,), Op.SORT: (Sort,),
     Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,), Op.FFT: (Fft,),
     Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
-    Op.STOP_GRADIENT: (NoAttrs,),
+    Op.STOP_GRADIENT: (NoAttrs,), Op.PACK: (NoAttrs,), Op.UNPACK: (Piece,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}

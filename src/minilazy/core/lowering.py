@@ -14,6 +14,7 @@ inside minilazy's own jax calls (``lowering_x64.x64``), never in the user's glob
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
@@ -32,6 +33,7 @@ from minilazy.core.attrs import (
     Index,
     Iota,
     Permute,
+    Piece,
     Reduce,
     Scan,
     Sharding,
@@ -345,6 +347,13 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
+def _unpack(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Piece(offset, shape):
+            return lax.reshape(lax.slice(xs[0], (offset,), (offset + math.prod(shape),)), shape)
+    raise mismatch(n.op, n.attrs)
+
+
 def _concat(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Axis(axis):
@@ -384,4 +393,5 @@ LOWER: Final[Mapping[Op, Rule]] = {
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
     Op.SHARD: _shard, Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.PACK: lambda xs, n: lax.concatenate([jnp.ravel(x) for x in xs], 0), Op.UNPACK: _unpack,
 }

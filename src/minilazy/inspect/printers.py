@@ -26,6 +26,7 @@ from minilazy.core.attrs import (
     Linalg,
     NoAttrs,
     Permute,
+    Piece,
     Reduce,
     Scan,
     Sharding,
@@ -65,6 +66,8 @@ def attrs_text(attrs: Attrs) -> str:
             return f"shape={shape}"
         case Permute(perm):
             return f"perm={perm}"
+        case Piece(offset, shape):
+            return f"offset={offset} shape={shape}"
         case Axes(axes):
             return f"axes={axes}"
         case Axis(axis):

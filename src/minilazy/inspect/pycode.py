@@ -27,6 +27,7 @@ from minilazy.core.attrs import (
     Index,
     Linalg,
     Permute,
+    Piece,
     Reduce,
     Scan,
     Sharding,
@@ -197,6 +198,13 @@ def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
+def _unpack(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    match n.attrs:
+        case Piece(offset, shape):
+            return [f"{name} = ml.unpack({args[0]}, [{shape!r}], offset={offset})[0]"]
+    raise mismatch(n.op, n.attrs)
+
+
 def _tensordot(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Contract(a, b):
@@ -249,6 +257,8 @@ PYTHON: Final[Mapping[Op, Rule]] = {
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.SHARD: _shard, Op.STOP_GRADIENT: _call("stop_gradient"),
+    Op.PACK: lambda name, n, args: [f"{name} = ml.pack([{', '.join(args)}])"],
+    Op.UNPACK: _unpack,
 }
 
 

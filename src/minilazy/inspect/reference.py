@@ -9,6 +9,7 @@ implementation. Expected values in tests never come from here: they come from Nu
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
@@ -25,6 +26,7 @@ from minilazy.core.attrs import (
     Iota,
     NewAxis,
     Permute,
+    Piece,
     Reduce,
     Scan,
     Take,
@@ -228,6 +230,13 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
     return out[tuple(slice(0, side) for side in x.shape)]
 
 
+def _unpack(xs: Sequence[Array], n: Node) -> Array:
+    match n.attrs:
+        case Piece(offset, shape):
+            return xs[0][offset:offset + math.prod(shape)].reshape(shape)
+    raise mismatch(n.op, n.attrs)
+
+
 def _concat(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Axis(axis):
@@ -262,6 +271,7 @@ REFERENCE: Final[Mapping[Op, Rule]] = {
     Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.SHARD: lambda xs, n: xs[0],  # placement changes where a value lives, not what it is
     Op.STOP_GRADIENT: lambda xs, n: xs[0],  # a mark for the backward pass, not a computation
+    Op.PACK: lambda xs, n: np.concatenate([x.ravel() for x in xs]), Op.UNPACK: _unpack,
 }
 
 
