@@ -2,20 +2,29 @@
 
 Built only from recorded ops: an update is recorded
 like the forward and backward passes, so all three cut into one graph at the next barrier.
-Parameters, gradients and optimizer state are pytrees (dicts, lists, tuples) of tensors, and
-``update`` returns new trees (rebind them: the old buffers are then donated at the barrier).
+Parameters and gradients are pytrees (dicts, lists, tuples) of tensors, and ``update`` returns
+new parameters in the same tree (rebind them: the old buffers are then donated at the barrier).
 Every hyperparameter is a Python number, so a parameter of the program, and the step count is a
-tensor in the state: a new learning rate or a new step never recompiles. Never imports jax.
+tensor in the state: a new learning rate or a new step never recompiles.
+
+An update is *multi-tensor*: the weights of one dtype and device are one group, laid end to end
+in one vector (``ml.pack``), updated with a few ops on the vector and taken apart again
+(``ml.unpack``), as ``torch._foreach_*`` and optax's ``flatten`` do. Adam records some 20 ops per
+group and one per weight, instead of some 16 per weight; the state holds one vector per group
+and moment. (A weight split over a mesh is a group of its own, updated as it is: a vector would
+not keep its sharding.) Never imports jax.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import math
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeAlias
 
 from minilazy.api.creation import full, zeros, zeros_like
 from minilazy.api.elementwise import astype, sqrt
+from minilazy.api.everyday import pack, unpack
 from minilazy.core import dtypes
 from minilazy.core.tensor import Tensor
 
@@ -58,10 +67,10 @@ def _at(tree: Tree, key: str | int) -> Tree:
 class _Numbers:
     """An update's Python numbers as 0-d tensors, recorded once per dtype and shared.
 
-    Written ``b1 * m`` per weight, each number would be a scalar parameter per weight: a model
-    of 60 weight tensors passes some 300 scalars to its program, past what the barrier packs
-    into one argument (``cut.PACK_LIMIT``). Shared, it passes one per number and dtype. The
-    value is the same: a weak Python float next to a tensor takes the tensor's dtype too.
+    Written ``b1 * m`` per group, each number would be a scalar parameter per group: many
+    groups would pass more scalars to the program than the barrier packs into one argument
+    (``cut.PACK_LIMIT``). Shared, it passes one per number and dtype. The value is the same: a
+    weak Python float next to a tensor takes the tensor's dtype too.
     """
 
     def __init__(self, **numbers: float | Tensor) -> None:
@@ -75,6 +84,81 @@ class _Numbers:
         if (name, dtype) not in self.made:
             self.made[name, dtype] = full((), number, dtype=dtype)
         return self.made[name, dtype]
+
+
+def _leaves(tree: Tree) -> Iterator[Tensor]:
+    if isinstance(tree, Tensor):
+        yield tree
+    else:
+        for child in tree.values() if isinstance(tree, dict) else tree:
+            yield from _leaves(child)
+
+
+def _rebuild(tree: Tree, leaves: Iterator[Tensor]) -> Tree:
+    """``tree`` with its tensors replaced, in order, by ``leaves``."""
+    return tree_map(lambda _: next(leaves), tree)
+
+
+class _Groups:
+    """A tree's tensors in groups of one dtype and device: each group is one vector.
+
+    A group of several tensors is packed (``ml.pack``) into a vector; a group of one is its own
+    vector, whatever its shape (so a weight split over a mesh, always alone, keeps its split).
+
+    Example:
+        >>> import minilazy as ml
+        >>> g = _Groups({"w": ml.ones((2, 2)), "b": ml.ones(2), "n": ml.ones(3, dtype=ml.int32)})
+        >>> [v.shape for v in g.vectors({"w": ml.ones((2, 2)), "b": ml.ones(2),
+        ...                              "n": ml.ones(3, dtype=ml.int32)})]
+        [(6,), (3,)]
+    """
+
+    def __init__(self, params: Tree) -> None:
+        self.tree = params
+        self.shapes = [t.shape for t in _leaves(params)]
+        found: dict[object, list[int]] = {}
+        for i, t in enumerate(_leaves(params)):
+            key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
+            found.setdefault(key, []).append(i)
+        self.members = list(found.values())
+
+    def vectors(self, tree: Tree) -> list[Tensor]:
+        """``tree``'s tensors (a tree of the parameters' structure) as the groups' vectors."""
+        tree_map(lambda p, t: p, self.tree, tree)  # the structures agree, or TypeError
+        flat = list(_leaves(tree))
+        for t, shape in zip(flat, self.shapes):
+            if t.shape != shape:
+                raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter has "
+                                 f"shape {shape}")
+        return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m]) for m in self.members]
+
+    def zeros(self) -> tuple[Tensor, ...]:
+        """A vector of zeros per group (an optimizer's initial moments)."""
+        flat = list(_leaves(self.tree))
+        return tuple([zeros_like(flat[m[0]]) if len(m) == 1 else
+                      zeros(sum(flat[i].size for i in m), dtype=flat[m[0]].dtype,
+                            device=flat[m[0]].device) for m in self.members])
+
+    def tree_of(self, vectors: list[Tensor]) -> Tree:
+        """The parameters' tree, its tensors taken back out of the groups' ``vectors``."""
+        flat: list[Tensor] = [vectors[0]] * len(self.shapes)  # every place is filled below
+        for m, v in zip(self.members, vectors):
+            pieces = [v] if len(m) == 1 else unpack(v, [self.shapes[i] for i in m])
+            for i, piece in zip(m, pieces):
+                flat[i] = piece
+        return _rebuild(self.tree, iter(flat))
+
+    def check(self, state: Tree, name: str) -> list[Tensor]:
+        """The state's vectors of ``name``, checked against the groups (``ValueError``)."""
+        vectors = list(_leaves(state))
+        want = [(self.shapes[m[0]] if len(m) == 1 else (sum(math.prod(self.shapes[i]) for i in m),))
+                for m in self.members]
+        if [v.shape for v in vectors] != want:
+            raise ValueError(f"optim: the state's {name} has vectors of shapes "
+                             f"{[v.shape for v in vectors]}, the parameters' groups need {want}: "
+                             f"was the state made by init() for these parameters?")
+        return vectors
+
 
 
 @dataclass(frozen=True)
@@ -113,15 +197,17 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
         [0.71]
     """
     def init(params: Tree) -> State:
-        return {"velocity": tree_map(zeros_like, params)} if momentum else {}
+        return {"velocity": _Groups(params).zeros()} if momentum else {}
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:
-        n = _Numbers(lr=lr, momentum=momentum)
+        n, groups = _Numbers(lr=lr, momentum=momentum), _Groups(params)
+        ps, gs = groups.vectors(params), groups.vectors(grads)
         if not momentum:
-            return tree_map(lambda p, g: p - n("lr", p.dtype) * g, params, grads), {}
-        velocity = tree_map(lambda v, g: n("momentum", v.dtype) * v + g, state["velocity"], grads)
-        return (tree_map(lambda p, v: p - n("lr", p.dtype) * v, params, velocity),
-                {"velocity": velocity})
+            return groups.tree_of([p - n("lr", p.dtype) * g for p, g in zip(ps, gs)]), {}
+        velocity = [n("momentum", v.dtype) * v + g
+                    for v, g in zip(groups.check(state["velocity"], "velocity"), gs)]
+        return (groups.tree_of([p - n("lr", p.dtype) * v for p, v in zip(ps, velocity)]),
+                {"velocity": tuple(velocity)})
 
     return Optimizer(init, update)
 
@@ -146,8 +232,9 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         ([0.9, 1.1], 1)
     """
     def init(params: Tree) -> State:
-        return {"count": zeros((), dtype=dtypes.int32), "mu": tree_map(zeros_like, params),
-                "nu": tree_map(zeros_like, params)}
+        groups = _Groups(params)
+        return {"count": zeros((), dtype=dtypes.int32), "mu": groups.zeros(),
+                "nu": groups.zeros()}
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:
         count = state["count"]
@@ -155,9 +242,12 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         count = count + 1
         corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
         n = _Numbers(lr=lr, b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
-        mu = tree_map(lambda m, g: n("b1", m.dtype) * m + n("c1", m.dtype) * g, state["mu"], grads)
-        nu = tree_map(lambda v, g: n("b2", v.dtype) * v + n("c2", v.dtype) * (g * g), state["nu"],
-                      grads)
+        groups = _Groups(params)
+        ps, gs = groups.vectors(params), groups.vectors(grads)
+        mu = [n("b1", m.dtype) * m + n("c1", m.dtype) * g
+              for m, g in zip(groups.check(state["mu"], "mu"), gs)]
+        nu = [n("b2", v.dtype) * v + n("c2", v.dtype) * (g * g)
+              for v, g in zip(groups.check(state["nu"], "nu"), gs)]
 
         def step(p: Tensor, m: Tensor, v: Tensor) -> Tensor:
             if p.dtype not in corrections:  # 1 / (1 - b^t) in at least float32, then p's dtype
@@ -170,6 +260,7 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
                 direction = direction + n("wd", p.dtype) * p
             return p - n("lr", p.dtype) * direction
 
-        return tree_map(step, params, mu, nu), {"count": count, "mu": mu, "nu": nu}
+        new = [step(p, m, v) for p, m, v in zip(ps, mu, nu)]
+        return groups.tree_of(new), {"count": count, "mu": tuple(mu), "nu": tuple(nu)}
 
     return Optimizer(init, update)

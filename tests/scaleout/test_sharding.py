@@ -206,3 +206,17 @@ def test_the_printed_program_replays_with_the_same_key(mesh):
     exec(source(c, ml.default_device()), scope)  # noqa: S102 - our own generated code
     again = scope["outputs"][0]
     assert cut([again._node], again.device).key == c.key
+
+
+def test_an_optimizer_step_keeps_a_split_weight_split(grid):
+    """``ml.optim`` packs a group of weights into one vector; a weight split over a mesh is a
+    group of its own, updated as it is, so its parts stay where they were (and the values are
+    NumPy's: one SGD step)."""
+    w, b = np.arange(32.0).reshape(8, 4), np.ones(4)
+    params = {"w": ml.asarray(w, sharding=(grid, ("data", "model"))), "b": ml.asarray(b),
+              "c": ml.asarray(b * 2)}
+    grads = {"w": ml.asarray(w * 0.5), "b": ml.asarray(b), "c": ml.asarray(b)}
+    new, _ = ml.optim.sgd(0.1).update(grads, {}, params)
+    assert _parts(new["w"]) == [(4, 1)] * 8 and new["w"].sharding is not None
+    np.testing.assert_allclose(new["w"].numpy(), w - 0.1 * w * 0.5)
+    np.testing.assert_allclose(new["c"].numpy(), b * 2 - 0.1 * b)

@@ -1,0 +1,108 @@
+"""Multi-tensor optimizer updates: a group of weights is one vector, the values stay NumPy's.
+
+``ml.optim`` packs the weights of one dtype and device into a vector (``ml.pack``), updates it
+with a few ops and takes the weights back out (``ml.unpack``). These tests check what that
+promises: the same values as a per-weight update in NumPy whatever the mix of dtypes and shapes
+(empty and 0-d weights too), one recorded op more per extra weight (not a dozen), the old
+buffers still donated, one compile, and clear errors for a state made for other parameters.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import minilazy as ml
+
+DTYPES = [np.float16, np.float32, np.float64]
+SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
+
+
+def _numpy_adam(p, grads, lr, b1, b2, eps, wd):
+    """torch's AdamW in NumPy, in ``p``'s dtype, with the bias corrections in at least float32
+    (as ``ml.optim.adam`` documents)."""
+    d = p.dtype
+    m, v = np.zeros_like(p), np.zeros_like(p)
+    for t, g in enumerate(grads, 1):
+        c = np.promote_types(d, np.float32)
+        c1 = (1 / (1 - np.power(c.type(b1), c.type(t)))).astype(d)
+        c2 = (1 / (1 - np.power(c.type(b2), c.type(t)))).astype(d)
+        m = d.type(b1) * m + d.type(1 - b1) * g
+        v = d.type(b2) * v + d.type(1 - b2) * (g * g)
+        direction = (m * c1) / (np.sqrt(v * c2) + d.type(eps)) + d.type(wd) * p
+        p = p - d.type(lr) * direction
+    return p
+
+
+@given(st.lists(st.tuples(st.sampled_from(DTYPES), SHAPES), min_size=1, max_size=6),
+       st.integers(0, 2**32 - 1))
+def test_adam_over_groups_of_any_dtypes_and_shapes_is_numpys(weights, seed):
+    """Weights of mixed dtypes (so several groups) and shapes, empty and 0-d ones among them:
+    each comes out of three AdamW steps as NumPy's per-weight update gives it."""
+    rng = np.random.default_rng(seed)
+    start = {f"w{i}": rng.standard_normal(s).astype(d) for i, (d, s) in enumerate(weights)}
+    grads = [{k: rng.standard_normal(v.shape).astype(v.dtype) for k, v in start.items()}
+             for _ in range(3)]
+    opt = ml.optim.adam(0.01, weight_decay=0.1)
+    params = {k: ml.asarray(v) for k, v in start.items()}
+    state = opt.init(params)
+    for g in grads:
+        params, state = opt.update({k: ml.asarray(v) for k, v in g.items()}, state, params)
+    for k, v in start.items():
+        want = _numpy_adam(v, [g[k] for g in grads], 0.01, 0.9, 0.999, 1e-8, 0.1)
+        got = params[k].numpy()
+        assert got.dtype == v.dtype and got.shape == v.shape
+        tol = {np.float16: 2e-3, np.float32: 1e-6, np.float64: 1e-12}[v.dtype.type]
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def _recorded(opt, count: int) -> int:
+    """Ops recorded by one update of ``count`` float32 weights of assorted shapes."""
+    shapes = [(3, 2), (4,), (), (2, 2, 2)]
+    params = {f"w{i}": ml.ones(shapes[i % 4], dtype=ml.float32) for i in range(count)}
+    grads = {k: ml.ones(v.shape, dtype=ml.float32) for k, v in params.items()}
+    state = opt.init(params)
+    ml.mark_step()
+    before = ml.metrics().ops_recorded
+    opt.update(grads, state, params)
+    return ml.metrics().ops_recorded - before
+
+
+@pytest.mark.parametrize("opt", [ml.optim.adam(0.01, weight_decay=0.1), ml.optim.sgd(0.1, 0.9),
+                                 ml.optim.sgd(0.1)], ids=["adamw", "sgd-momentum", "sgd"])
+def test_an_update_records_one_op_more_per_weight(opt):
+    """A group's update is a few ops on its vector, plus one ``unpack`` per weight: 20 weights
+    record 12 ops more than 8, however many ops the update itself takes."""
+    assert _recorded(opt, 20) - _recorded(opt, 8) == 12
+
+
+def test_a_packed_step_donates_the_old_buffers_and_compiles_once():
+    params = {"w": ml.ones((4, 3), dtype=ml.float32), "b": ml.zeros(3, dtype=ml.float32),
+              "v": ml.ones(5, dtype=ml.float32)}
+    opt = ml.optim.adam(0.1)
+    state = opt.init(params)
+    ml.mark_step()
+    ml.reset_metrics()
+    for _ in range(3):
+        grads = {k: ml.ones(v.shape, dtype=ml.float32) * 0.5 for k, v in params.items()}
+        params, state = opt.update(grads, state, params)
+        ml.mark_step()
+    m = ml.metrics()
+    assert m.compiles == 1
+    # each later step gives its three weights and two moment vectors to the outputs
+    assert m.donations >= 2 * (3 + 2), m.donations
+    want = np.ones((4, 3), np.float32) - 0.1 * 3  # Adam's first steps move by lr each
+    np.testing.assert_allclose(params["w"].numpy(), want, rtol=1e-5)
+
+
+def test_a_state_made_for_other_parameters_is_refused_naming_shapes():
+    opt = ml.optim.adam(0.1)
+    state = opt.init({"w": ml.ones((2, 2)), "b": ml.ones(2)})
+    params = {"w": ml.ones((3, 2)), "b": ml.ones(2)}
+    with pytest.raises(ValueError, match=r"shapes \[\(6,\)\].*need \[\(8,\)\]"):
+        opt.update(params, state, params)
+    with pytest.raises(ValueError, match=r"shape \(2,\) where the parameter has shape \(3, 2\)"):
+        opt.update({"w": ml.ones(2), "b": ml.ones(2)}, opt.init(params), params)
