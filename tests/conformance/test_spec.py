@@ -58,7 +58,7 @@ def test_rule_behaviour_is_tested_once_in_the_suite_not_in_the_engine_tests():
 
 
 KINDS = {"elementwise", "select", "conversion", "reduction", "scan", "linalg", "shape",
-         "triangle", "index", "search", "set", "creation", "autodiff"}
+         "triangle", "index", "search", "set", "creation", "autodiff", "multitensor"}
 TOLERANCES = {"exact", "ulp", "loose", "reduction"}
 DOMAINS = {"", "shift", "exponent", "trig", "bounded", "unit", "cast", "index", "divisor"}
 # An op without a function of its own is a Tensor method; only indexing is.

@@ -6,6 +6,10 @@ adapter by the conformance suite; these tests check how minilazy's lowering and 
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import jax
 import numpy as np
 import pytest
@@ -136,3 +140,17 @@ def test_an_exception_inside_jaxs_x64_switch_leaves_64_bit_mode_as_it_was(where)
 def _source(frame) -> str:
     import linecache
     return linecache.getline(frame.f_code.co_filename, frame.f_lineno)
+
+
+FINDING = Path(__file__).resolve().parents[2] / "docs" / "findings" / (
+    "jax_empty_slice_of_concatenate_aborts.py")
+
+
+def test_an_empty_piece_at_an_empty_tensors_end_is_read_without_xlas_abort():
+    """XLA aborts the process on an empty slice of a concatenate at an empty operand's end (the
+    finding's script still shows it: exit 1); ``unpack`` reads empty pieces from 0 instead."""
+    assert subprocess.run([sys.executable, str(FINDING)], capture_output=True,
+                          timeout=180).returncode == 1, "the XLA bug is gone: see the finding"
+    flat = ml.pack([ml.ones(1), ml.zeros(0), ml.ones(2)])
+    empty, rest = ml.unpack(flat, [(0,), (2,)], offset=1)
+    assert empty.numpy().shape == (0,) and rest.tolist() == [1.0, 1.0]

@@ -116,6 +116,7 @@ CATALOGUE: tuple[Mutant, ...] = (
             focus="sort"),
     _engine("host-data-aliased", "transfer", "LZ-REC-007", module=SEAMS),
     _engine("stop-gradient-passes-gradients", "autodiff", "LZ-AD-010", module=SEAMS),
+    _engine("pack-column-major", "lowering", "LZ-NUM-020", module=SEAMS, focus="multitensor"),
     _toy("hash-ignores-shape", "LZ-HASH-004", "LZ-CACHE-002"),
     _toy("barrier-does-nothing", "LZ-BAR-001"),
     _toy("stale-cache", "LZ-HASH-004", "LZ-CACHE-003"),

@@ -21,8 +21,8 @@ import minilazy as ml
 from minilazy.autodiff import tape as autodiff
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.conformance.mutate.engine import _set
-from minilazy.core import barrier, runtime, state
+from minilazy.conformance.mutate.engine import _set, _set_table
+from minilazy.core import barrier, lowering, runtime, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Fft, Sort
 from minilazy.core.ir import Node, Op
@@ -120,6 +120,16 @@ def host_data_aliased() -> MinilazyAdapter:
         return real(value, target)
 
     _set(runtime, "_put", put)
+    return cpu()
+
+
+def pack_column_major() -> MinilazyAdapter:
+    """``pack`` lays each tensor out column by column (Fortran's order), not row by row.
+
+    ``unpack`` still reads rows: a round trip scrambles every weight of two or more axes.
+    """
+    _set_table(lowering.LOWER, Op.PACK, lambda xs, n: jax.numpy.concatenate(
+        [jax.numpy.ravel(x, order="F") for x in xs]))
     return cpu()
 
 

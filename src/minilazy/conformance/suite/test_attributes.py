@@ -54,7 +54,9 @@ def _close(got: Array, want: Array, what: str) -> None:
 def test_every_op_with_attributes_is_varied() -> None:
     """A new op with attributes in the registry must join the table (or say why it need not)."""
     # tensors only: nothing to vary
-    positional_only = {"matmul", "matrix_transpose", "where", "stop_gradient"}
+    positional_only = {"matmul", "matrix_transpose", "where", "stop_gradient", "pack"}
+    # unpack returns a list: its offsets and shapes are varied back to back by LZ-NUM-020's test
+    positional_only.add("unpack")
     attributed = {n for n, s in ops().items() if s.kind not in ("elementwise", "set")
                   and n not in positional_only and n != "nonzero"}
     missing = attributed - set(ATTRIBUTES) - {"asarray", "zeros", "ones", "zeros_like",
