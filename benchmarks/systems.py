@@ -396,9 +396,10 @@ class MinilazySystem(System):
         compute = ml.value_and_grad(loss_fn)
         ml.mark_step()  # materialise the initial state: step 0's graph is every later one's
 
-        def leaves(tree: Any) -> list[Array]:
-            if isinstance(tree, dict):
-                return [leaf for v in tree.values() for leaf in leaves(v)]
+        def leaves(tree: Any) -> list[Array]:  # (the optimizer's state holds tuples of vectors)
+            if isinstance(tree, (dict, list, tuple)):
+                return [leaf for v in (tree.values() if isinstance(tree, dict) else tree)
+                        for leaf in leaves(v)]
             return [tree]
 
         def step(i: int) -> Array:
