@@ -8,6 +8,7 @@ is :mod:`~minilazy.core.indexing`'s business, above the barrier. Never imports j
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, assert_never
@@ -102,10 +103,15 @@ def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Sha
     if not array_shapes:  # basic indexing only: no need to ask NumPy
         return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
                      if isinstance(e, Span | NewAxis))
-    # Mixed basic and integer-array indexing moves axes in subtle ways: let NumPy decide,
-    # on a zero-strided dummy so no memory of the real size is touched.
+    return _advanced_shape(shape, spec, tuple(array_shapes))
+
+
+@functools.lru_cache(maxsize=1024)  # a model indexes alike every step: ask NumPy once
+def _advanced_shape(shape: Shape, spec: Index, array_shapes: tuple[Shape, ...]) -> Shape:
+    # Mixed basic and integer-array indexing moves axes in subtle ways: let NumPy decide, on
+    # zero-strided dummies (the index arrays too) so no memory of the real sizes is touched.
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
-    index = numpy_index(spec, [np.zeros(s, np.intp) for s in array_shapes])
+    index = numpy_index(spec, [np.broadcast_to(np.intp(0), s) for s in array_shapes])
     return tuple(dummy[index].shape)
 
 
