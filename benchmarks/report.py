@@ -36,6 +36,9 @@ ROWS = (
     ("model/cnn", "step", "CNN training step (conv 1-8, conv 8-16, linear, batch 64, Adam)"),
     ("model/transformer", "step",
      "Transformer training step (2 layers, width 64, context 32, batch 16, AdamW)"),
+    ("mlp", "host", "MLP step: host time (in the step call: record, start the program)"),
+    ("model/cnn", "host", "CNN step: host time (in the step call)"),
+    ("model/transformer", "host", "Transformer step: host time (in the step call)"),
     ("chain/1e6", "step", "20-op elementwise chain, 1e6 float32"),
     ("chain/1e7", "step", "20-op elementwise chain, 1e7 float32"),
 )
@@ -109,6 +112,26 @@ def evaluate_goals(results: Sequence[Result], settings: Sequence[str]) -> list[d
                            get("chain/1e6", "step", "numpy"), "numpy", 5.0,
                            higher_is_better=True))
     return goals
+
+
+def overlaps(results: Sequence[Result], settings: Sequence[str]
+             ) -> list[tuple[str, list[str]]]:
+    """Per thread setting and model: minilazy's host and step times, jax.jit's step, overlap."""
+    rows = []
+    for t in settings:
+        for wl, name in MODEL_ROWS.values():
+            host, step, device = (find(results, t, wl, metric, system) for metric, system in
+                                  (("host", "minilazy"), ("step", "minilazy"),
+                                   ("step", "jax-jit")))
+            if host is None or step is None or device is None:
+                continue
+            hidden = host["median"] + device["median"] - step["median"]
+            share = f"{fmt_time(max(hidden, 0.0))} ({max(hidden, 0.0) / host['median']:.0%} " \
+                    "of the host's)"
+            rows.append((f"{name}, {t} thread", [fmt_time(host["median"]),
+                                                  fmt_time(device["median"]),
+                                                  fmt_time(step["median"]), share]))
+    return rows
 
 
 def _verdict(g: dict[str, Any]) -> str:
@@ -250,6 +273,13 @@ def markdown(report: dict[str, Any]) -> str:
     lines += ["### Goals", ""]
     lines += [f"- **{_verdict(g)}** ({g['threads']} thread) {g['goal']}: {g['value']}"
               for g in report["goals"]]
+    overlap = overlaps(results, env["threads"])
+    if overlap:
+        lines += ["", "### Host and device per step (minilazy)", "",
+                  "*Host*: the time in the step call (recording, the barrier starting the "
+                  "program); *device*: jax.jit's whole step, the same program's run; *hidden*: "
+                  "host + device − step, the host work done while the device ran.", ""]
+        lines += _table(["", "host", "device (jax.jit step)", "step", "hidden"], overlap) + [""]
     lines += [
         "",
         "Notes: the per-op rows time recording for the lazy systems (no barrier) and running "

@@ -53,6 +53,9 @@ def test_quick_run_writes_every_workload(tmp_path: Path) -> None:
     assert {g["goal"] for g in report["goals"]}  # evaluated (n/a without the peers)
     assert (tmp_path / "results.md").read_text().count("\n|") > 10
     assert report["notes"] == [], report["notes"]
+    # A model step reports its host time too: a part of each sample's step, so of the median.
+    mlp = {r["metric"]: r["median"] for r in lazy if r["workload"] == "mlp"}
+    assert 0 < mlp["host"] <= mlp["step"], mlp
 
 
 def test_models_start_from_minilazys_own_weights() -> None:
@@ -116,3 +119,21 @@ def test_the_device_check_runs_and_skips_honestly_without_an_accelerator(tmp_pat
         assert parts["matrix"]["status"] == parts["benchmarks"]["status"] == "skipped"
         assert "no GPU" in parts["matrix"]["why"]
     assert "| model/cnn | 0 |" in (tmp_path / "device.md").read_text()
+
+
+def test_the_overlap_table_is_host_plus_device_minus_the_step() -> None:
+    sys.path.insert(0, str(RUN.parent))
+    try:
+        from report import overlaps
+    finally:
+        sys.path.remove(str(RUN.parent))
+
+    def row(metric: str, system: str, median: float) -> dict[str, object]:
+        return {"threads": "one", "workload": "model/cnn", "metric": metric, "system": system,
+                "median": median}
+
+    results = [row("host", "minilazy", 2e-3), row("step", "minilazy", 6e-3),
+               row("step", "jax-jit", 5e-3)]
+    assert overlaps(results, ["one"]) == [
+        ("CNN, one thread", ["2 ms", "5 ms", "6 ms", "1 ms (50% of the host's)"])]
+    assert overlaps(results[:2], ["one"]) == []  # no device time: no row
