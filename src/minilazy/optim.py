@@ -151,14 +151,13 @@ class _Groups:
     def check(self, state: Tree, name: str) -> list[Tensor]:
         """The state's vectors of ``name``, checked against the groups (``ValueError``)."""
         vectors = list(_leaves(state))
-        want = [(self.shapes[m[0]] if len(m) == 1 else (sum(math.prod(self.shapes[i]) for i in m),))
+        want = [self.shapes[m[0]] if len(m) == 1 else (sum(math.prod(self.shapes[i]) for i in m),)
                 for m in self.members]
         if [v.shape for v in vectors] != want:
             raise ValueError(f"optim: the state's {name} has vectors of shapes "
                              f"{[v.shape for v in vectors]}, the parameters' groups need {want}: "
                              f"was the state made by init() for these parameters?")
         return vectors
-
 
 
 @dataclass(frozen=True)

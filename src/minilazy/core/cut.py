@@ -10,6 +10,7 @@ process (only ``str`` hashing is salted), so keys are too. Never imports jax.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -293,6 +294,9 @@ class Plans:
         self.capacity = capacity
         self.hits = 0  # cuts found by a plan (no walk)
         self._plans: OrderedDict[tuple[tuple[int, ...], int], Plan | None] = OrderedDict()
+        # Barriers cut under the engine lock, but a backward pass cuts its forward graph in the
+        # caller's thread: the table's own lock (a plan, once made, is only read).
+        self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return sum(p is not None for p in self._plans.values())
@@ -303,21 +307,26 @@ class Plans:
         plan = self._plans.get(known)
         found = None if plan is None else plan.follow(roots, device)
         if found is not None:
-            self.hits += 1
-            self._plans.move_to_end(known)
+            with self._lock:
+                self.hits += 1
+                if known in self._plans:
+                    self._plans.move_to_end(known)
         return found
 
     def learn(self, known: tuple[tuple[int, ...], int], c: Cut) -> None:
         """Note that ``c`` was walked; plan it if its roots were met before."""
-        self._plans[known] = Plan(c) if known in self._plans else None
-        self._plans.move_to_end(known)
-        if len(self._plans) > self.capacity:
-            self._plans.popitem(last=False)
+        plan = Plan(c) if known in self._plans else None
+        with self._lock:
+            self._plans[known] = plan
+            self._plans.move_to_end(known)
+            if len(self._plans) > self.capacity:
+                self._plans.popitem(last=False)
 
     def reset(self) -> None:
         """Forget every plan (as in a new process)."""
-        self._plans.clear()
-        self.hits = 0
+        with self._lock:
+            self._plans.clear()
+            self.hits = 0
 
 
 PLANS: Final = Plans()
