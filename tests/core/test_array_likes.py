@@ -45,6 +45,7 @@ BINARY_INT = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
               "bitwise_right_shift"}
 BINARY_BOOL = {"logical_and", "logical_or", "logical_xor"}
 CALLS: dict[str, Call] = {
+    "pack": (([F, G],), {}), "unpack": ((V, [(1,), (1,)]), {"offset": 1}),
     "all": ((B,), {"axis": 1}), "any": ((B,), {}), "astype": ((F, ml.float32), {}),
     "broadcast_arrays": ((F, V), {}), "broadcast_to": ((V, (2, 3)), {}),
     "can_cast": ((F, ml.float32), {}), "clip": ((F, 0.2, 0.7), {}),

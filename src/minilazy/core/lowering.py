@@ -350,9 +350,7 @@ def _setitem(xs: Sequence[Array], n: Node) -> Array:
 def _unpack(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Piece(offset, shape):
-            size = math.prod(shape)
-            # An empty piece is read from 0, as jax.numpy's indexing does: XLA aborts the process
-            # on an empty slice of a concatenate at an empty operand's end (docs/findings).
+            size = math.prod(shape)  # (empty: from 0, or XLA may abort: docs/findings)
             start = offset if size else 0
             return lax.reshape(lax.slice(xs[0], (start,), (start + size,)), shape)
     raise mismatch(n.op, n.attrs)
