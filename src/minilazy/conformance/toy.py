@@ -225,6 +225,10 @@ class Toy:
             return self._template(self.from_numpy(arg), inputs, False)
         return arg
 
+    def supports(self, op: str) -> bool:
+        """Every registered op but the multi-tensor pair (no NumPy function is one of them)."""
+        return op not in ops() or ops()[op].kind != "multitensor"
+
     def apply(self, op: str, *args: Any, **kwargs: Any) -> Any:
         weak = ops()[op].kind in ("elementwise", "select")
         inputs: list[Node] = []
