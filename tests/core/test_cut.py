@@ -8,6 +8,8 @@ gives, and the values NumPy gives.
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Any
 
 import numpy as np
@@ -16,7 +18,8 @@ from hypothesis import strategies as st
 
 import minilazy as ml
 from minilazy.core import state
-from minilazy.core.cut import PLANS, Cut, cut, roots_of, walk
+from minilazy.core import cut as cut_module
+from minilazy.core.cut import PLANS, Cut, Plans, cut, roots_of, walk
 
 # (name, arity): each instruction applies one to earlier values (leaves, then results)
 OPS = {"add": 2, "multiply": 2, "maximum": 2, "tanh": 1, "negative": 1, "scale": 1}
@@ -113,3 +116,37 @@ def test_plans_are_forgotten_with_the_rest_of_the_engine():
     assert len(PLANS) >= 1
     state.reset()
     assert len(PLANS) == 0 and PLANS.hits == 0
+
+
+def test_plans_under_threads_give_the_walked_cut(monkeypatch):
+    """Threads cutting their own graphs (as backward passes do, outside the engine lock) while
+    a tiny table evicts plans all the time: every cut is the walked one, no thread fails."""
+    monkeypatch.setattr(cut_module, "PLANS", Plans(capacity=6))
+    x = ml.asarray(np.linspace(-1.0, 1.0, 4, dtype=np.float32))
+    ml.mark_step()
+    errors: list[BaseException] = []
+
+    def work(t: int) -> None:
+        try:
+            for i in range(60):
+                y = x
+                # one structure per thread, and every third time a one-off that evicts
+                for _ in range(t + 1 if i % 3 else 5 + i):
+                    y = ml.tanh(y * float(t + 1)) + x
+                roots = roots_of([y._node])
+                _same(cut(roots, x.device), walk(roots, x.device))
+        except BaseException as e:  # reported below: an assertion in a thread is silent
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: races show
+    try:
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert cut_module.PLANS.hits > 0 and len(cut_module.PLANS) <= 6
