@@ -17,8 +17,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy.core import state
 from minilazy.core import cut as cut_module
+from minilazy.core import state
 from minilazy.core.cut import PLANS, Cut, Plans, cut, roots_of, walk
 
 # (name, arity): each instruction applies one to earlier values (leaves, then results)

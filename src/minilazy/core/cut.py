@@ -267,7 +267,7 @@ class Plan:
                     return None
         except IndexError:  # an op of another arity, under a colliding digest
             return None
-        if tuple([n.digest for n in new]) != self.digests:
+        if tuple(map(_digest, new)) != self.digests:
             return None
         positions = dict(zip(new, range(len(new))))
         if len(positions) != len(new):  # one node where the plan has two

@@ -251,16 +251,19 @@ class _Debugger:
     def __call__(self, cause: str, c: Cut, donated: tuple[bool, ...], compiled: bool,
                  seconds: float) -> None:
         site = user_site()
-        where = f"{cause} at {site}" if site else cause
-        recent: deque[bool] = deque(maxlen=10)
+        recent: deque[bool] | None = None
         if cause not in ("eager", "stage"):  # op by op, every new op compiles once, and a
             # deep graph's bands differ: neither is a loop's fault
-            recent = self.recent.setdefault(site, recent)
-            self.recent.move_to_end(site)
-            if len(self.recent) > 64:
-                self.recent.popitem(last=False)
+            recent = self.recent.get(site)
+            if recent is None:  # (a hit, the common case, makes nothing: it runs every step)
+                recent = self.recent[site] = deque(maxlen=10)
+                if len(self.recent) > 64:
+                    self.recent.popitem(last=False)
+            else:
+                self.recent.move_to_end(site)
             recent.append(compiled)
         loaded, self.loads = COUNTERS.disk_hits > self.loads, COUNTERS.disk_hits
+        where = f"{cause} at {site}" if site else cause
         if compiled:
             kind, detail, node = explain(c, donated, list(self.seen))
             self.seen.append((_summary(c), donated, c.device, c.outputs))
@@ -268,7 +271,8 @@ class _Debugger:
                                    HINTS.get(kind, ""), loaded)
             self.history.append(record)
             COUNTERS.compile_causes[kind] += 1
-            if len(recent) == 10 and sum(recent) > 5 and site not in self.warned:
+            if recent is not None and len(recent) == 10 and sum(recent) > 5 \
+                    and site not in self.warned:
                 self.warned.add(site)  # once per line: a warning per step would be noise
                 file, _, line = (site or "?:0").rpartition(":")
                 warnings.warn_explicit(RecompileWarning(
