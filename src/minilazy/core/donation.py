@@ -94,13 +94,13 @@ def mask(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
     """
     if LIVE.shared():  # another thread may be about to read any buffer: keep them all
         return (False,) * len(c.params)
-    total = _reference_count(c.order)  # first: the sets below would hold nodes too
-    live = LIVE.tensors()
-    held = {id(t._node) for t in live}  # ids, not nodes: no references
+    live = LIVE.tensors()  # (tensors, ids and shapes: no new reference to any node)
+    held = {id(t._node) for t in live}
     wanted = Counter([(r.shape, r.dtype) for r in roots])
     mask = [id(p) not in held and wanted[p.shape, p.dtype] > 0 for p in c.params]
-    if not any(mask):
+    if not any(mask):  # nothing to give (a step's inputs all held): no counting
         return tuple(mask)
+    total = _reference_count(c.order)  # before the sets of _outside hold nodes too
     blocked = _outside(c, roots, live, total)
     for i, p in enumerate(c.params):
         mask[i] = mask[i] and p not in blocked and wanted[p.shape, p.dtype] > 0
