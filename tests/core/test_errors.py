@@ -40,6 +40,12 @@ BAD_CALLS = {
     "in-place": (lambda x: x.__iadd__(ml.ones((3, 2, 3), dtype=ml.float32)), ValueError,
                  "does not fit the target"),
     "in-place cast": (lambda x: ml.astype(x, ml.int32).__iadd__(1.5), TypeError, "cannot cast"),
+    "unpack offset": (lambda x: ml.unpack(ml.reshape(x, (6,)), [(2,)], offset=1.5), TypeError,
+                      "unpack: the offset must be an integer, got 1.5"),
+    "unpack bool offset": (lambda x: ml.unpack(ml.reshape(x, (6,)), [(2,)], offset=True),
+                           TypeError, "the offset must be an integer, got True"),
+    "unpack past the end": (lambda x: ml.unpack(ml.reshape(x, (6,)), [2, 2], offset=3),
+                            ml.ShapeError, r"no piece of shape \(2,\) at offset 5 in f32\[6\]"),
 }
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+import numpy as np
+
 from minilazy.api.composites import logaddexp
 from minilazy.api.creation import tensor, tensors
 from minilazy.api.elementwise import astype, exp, isinf, log, where
@@ -132,6 +134,8 @@ def unpack(flat: TensorLike, shapes: Sequence[int | Sequence[int]], /, offset: i
         ([[0.0, 1.0], [2.0, 3.0]], [4.0, 5.0, 6.0])
     """
     t, out = tensor(flat), []
+    if isinstance(offset, np.integer):  # NumPy's ints are ints here (bools and floats are not)
+        offset = int(offset)
     for s in shapes:
         shape = integers("unpack", s)
         out.append(record(Op.UNPACK, (t._node,), Piece(offset, shape), t.device))
