@@ -67,6 +67,10 @@ BAD_CALLS: dict[str, tuple[Bad, tuple[str, ...], tuple[tuple[int, ...], ...]]] =
     "flip-axis": (lambda a, x: a.apply("flip", x, axis=2), ("flip",), ()),
     "flip-repeated": (lambda a, x: a.apply("flip", x, axis=(0, 0)), ("flip",), ()),
     "take-axis": (lambda a, x: a.apply("take", x, _t(a, (1,), np.int64), axis=2), ("take",), ()),
+    "unpack-past-the-end": (lambda a, x: a.apply("unpack", _t(a, (6,)), [(2,), (2,)], offset=3),
+                            ("unpack",), ((6,),)),
+    "unpack-float-offset": (lambda a, x: a.apply("unpack", _t(a, (6,)), [(2,)], offset=1.5),
+                            ("unpack",), ()),
     "take-float-indices": (lambda a, x: a.apply("take", x, _t(a, (1,), np.float32), axis=0),
                            ("take",), ()),
     # Indexing, on x4 = f32[3,4].
