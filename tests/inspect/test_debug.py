@@ -117,7 +117,7 @@ STEPS = st.lists(st.sampled_from([
     lambda a, b: ml.astype(ml.astype(a, ml.int32) // 3, ml.float32), lambda a, b: a @ b.T @ b,
     lambda a, b: ml.flip(ml.concat([a, b], axis=0), axis=1)[:2],
     lambda a, b: ml.permute_dims(ml.reshape(a, (3, 2)), (1, 0)),
-    lambda a, b: ml.unpack(ml.pack([b, a]) * 2.0, [a.shape], offset=b.size)[0],
+    lambda a, b: ml.unpack(ml.pack([b, ml.astype(a, b.dtype)]) * 2.0, [a.shape], offset=b.size)[0],
     lambda a, b: ml.argmax(a, axis=1)[:, None] * a, lambda a, b: b - ml.max(b) + ml.mean(a),
     lambda a, b: ml.cumulative_sum(a, axis=1) - ml.tril(b, k=1),
     lambda a, b: ml.conv(a[None], b[:, None, :2], padding=[(0, 1)], groups=2)[0],
