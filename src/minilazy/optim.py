@@ -47,7 +47,10 @@ def tree_map(fn: Callable[..., Tensor], tree: Tree, *rest: Tree) -> Tree:
     if isinstance(tree, dict):
         if any(not isinstance(r, dict) or r.keys() != tree.keys() for r in rest):
             raise TypeError(f"optim: the trees differ in structure (keys {sorted(tree)})")
-        return {k: tree_map(fn, v, *(_at(r, k) for r in rest)) for k, v in tree.items()}
+        # Keys in sorted order, as _leaves goes (the optimizer's state is laid out in that
+        # order: a dict built in another order is the same tree); the result in tree's order.
+        by_key = {k: tree_map(fn, tree[k], *(_at(r, k) for r in rest)) for k in sorted(tree)}
+        return {k: by_key[k] for k in tree}
     if any(not isinstance(r, type(tree)) or len(r) != len(tree) for r in rest):
         raise TypeError(f"optim: the trees differ in structure (a {type(tree).__name__} of "
                         f"{len(tree)})")
@@ -87,10 +90,11 @@ class _Numbers:
 
 
 def _leaves(tree: Tree) -> Iterator[Tensor]:
+    """``tree``'s tensors, a dict's by sorted key: the order does not depend on how it was built."""
     if isinstance(tree, Tensor):
         yield tree
     else:
-        for child in tree.values() if isinstance(tree, dict) else tree:
+        for child in [tree[k] for k in sorted(tree)] if isinstance(tree, dict) else tree:
             yield from _leaves(child)
 
 
@@ -124,8 +128,15 @@ class _Groups:
 
     def vectors(self, tree: Tree) -> list[Tensor]:
         """``tree``'s tensors (a tree of the parameters' structure) as the groups' vectors."""
-        tree_map(lambda p, t: p, self.tree, tree)  # the structures agree, or TypeError
-        flat = list(_leaves(tree))
+        flat: list[Tensor] = []
+
+        def take(_: Tensor, t: Tensor) -> Tensor:
+            flat.append(t)
+            return t
+
+        # In the parameters' order, dict keys matched by name (a dict of gradients may list
+        # them in another order); a structure that differs is a TypeError.
+        tree_map(take, self.tree, tree)  # (leaf by leaf in _leaves's order)
         for t, shape in zip(flat, self.shapes):
             if t.shape != shape:
                 raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter has "

@@ -59,6 +59,38 @@ def test_adam_over_groups_of_any_dtypes_and_shapes_is_numpys(weights, seed):
         np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
+def _numpy_sgd(p, grads, lr, momentum):
+    v = np.zeros_like(p)
+    for g in grads:
+        v = np.float32(momentum) * v + g
+        p = p - np.float32(lr) * (v if momentum else g)
+    return p
+
+
+@given(SHAPES, st.integers(2, 5), st.data())
+def test_dicts_listing_their_keys_in_any_order_are_the_same_tree(shape, count, data):
+    """Gradients, and parameters rebuilt between steps, that list their keys in other orders
+    (all of one shape, so that a pairing by position would pass every shape check): each
+    weight moves by its own gradient, in every optimizer, as in NumPy."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), "seed"))
+    start = {f"w{i}": rng.standard_normal(shape).astype(np.float32) for i in range(count)}
+    grads = [{k: rng.standard_normal(shape).astype(np.float32) for k in start} for _ in range(2)]
+    orders = [data.draw(st.permutations(sorted(start)), f"order {i}") for i in range(4)]
+    for name, opt, numpy_update in [
+            ("sgd", ml.optim.sgd(0.5), lambda p, gs: _numpy_sgd(p, gs, 0.5, 0.0)),
+            ("momentum", ml.optim.sgd(0.5, 0.9), lambda p, gs: _numpy_sgd(p, gs, 0.5, 0.9)),
+            ("adamw", ml.optim.adam(0.01, weight_decay=0.1),
+             lambda p, gs: _numpy_adam(p, gs, 0.01, 0.9, 0.999, 1e-8, 0.1))]:
+        params = {k: ml.asarray(start[k]) for k in orders[0]}
+        state = opt.init(params)
+        for step, g in enumerate(grads):
+            params = {k: params[k] for k in orders[1 + step]}  # rebuilt in another order
+            params, state = opt.update({k: ml.asarray(g[k]) for k in orders[3]}, state, params)
+        for k, v in start.items():
+            np.testing.assert_allclose(params[k].numpy(), numpy_update(v, [g[k] for g in grads]),
+                                       rtol=1e-5, atol=1e-6, err_msg=f"{name}: {k}")
+
+
 def _recorded(opt, count: int) -> int:
     """Ops recorded by one update of ``count`` float32 weights of assorted shapes."""
     shapes = [(3, 2), (4,), (), (2, 2, 2)]
