@@ -98,6 +98,11 @@ def _leaves(tree: Tree) -> Iterator[Tensor]:
             yield from _leaves(child)
 
 
+def _named(vectors: list[tuple[tuple[int, ...], dtypes.DType]]) -> str:
+    """Vectors' shapes and dtypes as errors name them: ``[(6,) float32, (3,) int32]``."""
+    return "[" + ", ".join(f"{shape} {dtype}" for shape, dtype in vectors) + "]"
+
+
 def _rebuild(tree: Tree, leaves: Iterator[Tensor]) -> Tree:
     """``tree`` with its tensors replaced, in order, by ``leaves``."""
     return tree_map(lambda _: next(leaves), tree)
@@ -120,6 +125,7 @@ class _Groups:
     def __init__(self, params: Tree) -> None:
         self.tree = params
         self.shapes = [t.shape for t in _leaves(params)]
+        self.dtypes = [t.dtype for t in _leaves(params)]
         found: dict[object, list[int]] = {}
         for i, t in enumerate(_leaves(params)):
             key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
@@ -137,10 +143,13 @@ class _Groups:
         # In the parameters' order, dict keys matched by name (a dict of gradients may list
         # them in another order); a structure that differs is a TypeError.
         tree_map(take, self.tree, tree)  # (leaf by leaf in _leaves's order)
-        for t, shape in zip(flat, self.shapes):
+        for t, shape, dtype in zip(flat, self.shapes, self.dtypes):
             if t.shape != shape:
                 raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter has "
                                  f"shape {shape}")
+            if t.dtype != dtype:  # (else the update would promote the weight: a new dtype)
+                raise TypeError(f"optim: a tensor of dtype {t.dtype} where the parameter has "
+                                f"dtype {dtype}")
         return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m]) for m in self.members]
 
     def zeros(self) -> tuple[Tensor, ...]:
@@ -159,15 +168,20 @@ class _Groups:
                 flat[i] = piece
         return _rebuild(self.tree, iter(flat))
 
-    def check(self, state: Tree, name: str) -> list[Tensor]:
-        """The state's vectors of ``name``, checked against the groups (``ValueError``)."""
-        vectors = list(_leaves(state))
-        want = [self.shapes[m[0]] if len(m) == 1 else (sum(math.prod(self.shapes[i]) for i in m),)
+    def check(self, state: State, name: str) -> list[Tensor]:
+        """The ``state``'s vectors of ``name``, checked against the groups (``ValueError``)."""
+        if name not in state:
+            raise ValueError(f"optim: the state has no {name!r} (it has {sorted(state)}): was it "
+                             f"made by this optimizer's init()?")
+        vectors = list(_leaves(state[name]))
+        want = [(self.shapes[m[0]] if len(m) == 1 else
+                 (sum(math.prod(self.shapes[i]) for i in m),), self.dtypes[m[0]])
                 for m in self.members]
-        if [v.shape for v in vectors] != want:
-            raise ValueError(f"optim: the state's {name} has vectors of shapes "
-                             f"{[v.shape for v in vectors]}, the parameters' groups need {want}: "
-                             f"was the state made by init() for these parameters?")
+        got = [(v.shape, v.dtype) for v in vectors]
+        if got != want:
+            raise ValueError(f"optim: the state's {name} has vectors {_named(got)}, the "
+                             f"parameters' groups need {_named(want)}: was the state made by "
+                             f"init() for these parameters?")
         return vectors
 
 
@@ -215,7 +229,7 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
         if not momentum:
             return groups.tree_of([p - n("lr", p.dtype) * g for p, g in zip(ps, gs)]), {}
         velocity = [n("momentum", v.dtype) * v + g
-                    for v, g in zip(groups.check(state["velocity"], "velocity"), gs)]
+                    for v, g in zip(groups.check(state, "velocity"), gs)]
         return (groups.tree_of([p - n("lr", p.dtype) * v for p, v in zip(ps, velocity)]),
                 {"velocity": tuple(velocity)})
 
@@ -247,17 +261,19 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
                 "nu": groups.zeros()}
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:
-        count = state["count"]
-        assert isinstance(count, Tensor), "adam: the state's count is one tensor"
+        count = state.get("count")
+        if not isinstance(count, Tensor):
+            raise ValueError(f"adam: the state has no step count 'count' (it has {sorted(state)}):"
+                             f" was it made by adam's init()?")
         count = count + 1
         corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
         n = _Numbers(lr=lr, b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
         groups = _Groups(params)
         ps, gs = groups.vectors(params), groups.vectors(grads)
         mu = [n("b1", m.dtype) * m + n("c1", m.dtype) * g
-              for m, g in zip(groups.check(state["mu"], "mu"), gs)]
+              for m, g in zip(groups.check(state, "mu"), gs)]
         nu = [n("b2", v.dtype) * v + n("c2", v.dtype) * (g * g)
-              for v, g in zip(groups.check(state["nu"], "nu"), gs)]
+              for v, g in zip(groups.check(state, "nu"), gs)]
 
         def step(p: Tensor, m: Tensor, v: Tensor) -> Tensor:
             if p.dtype not in corrections:  # 1 / (1 - b^t) in at least float32, then p's dtype

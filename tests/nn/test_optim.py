@@ -134,7 +134,26 @@ def test_a_state_made_for_other_parameters_is_refused_naming_shapes():
     opt = ml.optim.adam(0.1)
     state = opt.init({"w": ml.ones((2, 2)), "b": ml.ones(2)})
     params = {"w": ml.ones((3, 2)), "b": ml.ones(2)}
-    with pytest.raises(ValueError, match=r"shapes \[\(6,\)\].*need \[\(8,\)\]"):
+    with pytest.raises(ValueError, match=r"vectors \[\(6,\) float64\].*need \[\(8,\) float64\]"):
         opt.update(params, state, params)
     with pytest.raises(ValueError, match=r"shape \(2,\) where the parameter has shape \(3, 2\)"):
         opt.update({"w": ml.ones(2), "b": ml.ones(2)}, opt.init(params), params)
+
+
+def test_a_state_or_gradient_of_another_kind_is_refused_not_promoted():
+    """Same shapes, other dtypes (the update would turn the weights float64) or another
+    optimizer's state: errors at the call, naming what differs; nothing pending is lost."""
+    params = {"w": ml.ones((2, 2), dtype=ml.float32), "b": ml.ones(2, dtype=ml.float32)}
+    wide = {k: ml.astype(v, ml.float64) for k, v in params.items()}
+    adam, sgd = ml.optim.adam(0.1), ml.optim.sgd(0.1, momentum=0.9)
+    pending = params["w"] * 2.0
+    with pytest.raises(ValueError, match=r"vectors \[\(6,\) float64\].*need \[\(6,\) float32\]"):
+        adam.update(params, adam.init(wide), params)
+    with pytest.raises(TypeError, match="a tensor of dtype float64 where the parameter has dtype "
+                                        "float32"):
+        sgd.update(wide, sgd.init(params), params)
+    with pytest.raises(ValueError, match=r"no step count 'count' \(it has \['velocity'\]\)"):
+        adam.update(params, sgd.init(params), params)
+    with pytest.raises(ValueError, match=r"the state has no 'velocity' \(it has \['count', 'mu'"):
+        sgd.update(params, adam.init(params), params)
+    np.testing.assert_array_equal(pending.numpy(), np.full((2, 2), 2.0, np.float32))
