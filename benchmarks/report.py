@@ -251,14 +251,14 @@ def markdown(report: dict[str, Any]) -> str:
         f"one process per system. Versions: {environments}.",
         "",
     ]
-    if "remeasured" in env:  # benchmarks/run.py --workloads ... --merge
-        again = env["remeasured"]
+    remeasures = env.get("remeasured", [])  # benchmarks/run.py --workloads ... --merge
+    for again in [remeasures] if isinstance(remeasures, dict) else remeasures:
         again_loads = [x["load1"] for x in again.get("load", [])]
         during = (f", in {again['seconds']:.0f} s, load average {min(again_loads):.2f}–"
                   f"{max(again_loads):.2f}" if again_loads else "")
         lines[-1:-1] = ["", f"Remeasured {again['date']} ({again['mode']} mode, "
-                            f"{' '.join(again['argv'])}{during}): those rows replace the first "
-                            "run's."]
+                            f"{' '.join(again['argv'])}{during}): those rows replace the "
+                            "earlier ones."]
     header = ["", *[label(s) for s in systems]]
     for t in env["threads"]:
         lines += [f"### {THREAD_TITLES[t].format(cpus=env['cpu_count'])}", ""]

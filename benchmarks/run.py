@@ -293,9 +293,11 @@ def merged(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
                       *(w for w in new["workers"] if (w["system"], w["threads"]) not in known)]
     out["notes"] = [*old.get("notes", []), *(f"remeasured {new['environment']['date']}: {n}"
                                              for n in new["notes"])]
-    # the load during the remeasure goes with it: "load" stays the first run's
-    out["environment"] = {**old["environment"],
-                          "remeasured": {**new["environment"], "load": new["load"]}}
+    # each remeasure keeps its own date, command and load: "load" stays the first run's
+    earlier = old["environment"].get("remeasured", [])
+    earlier = [earlier] if isinstance(earlier, dict) else earlier  # (one, in older reports)
+    out["environment"] = {**old["environment"], "remeasured": [
+        *earlier, {**new["environment"], "load": new["load"]}]}
     return out
 
 
