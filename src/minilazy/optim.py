@@ -73,7 +73,9 @@ class _Numbers:
     Written ``b1 * m`` per group, each number would be a scalar parameter per group: many
     groups would pass more scalars to the program than the barrier packs into one argument
     (``cut.PACK_LIMIT``). Shared, it passes one per number and dtype. The value is the same: a
-    weak Python float next to a tensor takes the tensor's dtype too.
+    weak Python float next to a tensor takes the tensor's dtype too. A 0-d tensor given for a
+    number (a learning rate computed on the device) is cast to the weights' dtype likewise: a
+    float64 rate must not turn float32 weights into float64 ones.
     """
 
     def __init__(self, **numbers: float | Tensor) -> None:
@@ -81,12 +83,20 @@ class _Numbers:
         self.made: dict[tuple[str, dtypes.DType], Tensor] = {}
 
     def __call__(self, name: str, dtype: dtypes.DType) -> Tensor:
-        number = self.numbers[name]
-        if isinstance(number, Tensor):
-            return number
         if (name, dtype) not in self.made:
-            self.made[name, dtype] = full((), number, dtype=dtype)
+            number = self.numbers[name]
+            self.made[name, dtype] = (astype(number, dtype, copy=False)
+                                      if isinstance(number, Tensor) else
+                                      full((), number, dtype=dtype))
         return self.made[name, dtype]
+
+
+def _rate(lr: float | Tensor) -> float | Tensor:
+    """``lr`` if it is a number or a 0-d tensor (a shaped one would broadcast over a group)."""
+    if isinstance(lr, Tensor) and lr.shape != ():
+        raise ValueError(f"optim: the learning rate is a number or a 0-d tensor, got a tensor of "
+                         f"shape {lr.shape}")
+    return lr
 
 
 def _leaves(tree: Tree) -> Iterator[Tensor]:
@@ -220,6 +230,8 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
         >>> [round(v, 6) for v in p["w"].tolist()]
         [0.71]
     """
+    lr = _rate(lr)
+
     def init(params: Tree) -> State:
         return {"velocity": _Groups(params).zeros()} if momentum else {}
 
@@ -255,6 +267,8 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         >>> [round(v, 6) for v in p["w"].tolist()], state["count"].item()
         ([0.9, 1.1], 1)
     """
+    lr = _rate(lr)
+
     def init(params: Tree) -> State:
         groups = _Groups(params)
         return {"count": zeros((), dtype=dtypes.int32), "mu": groups.zeros(),

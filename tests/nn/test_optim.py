@@ -157,3 +157,27 @@ def test_a_state_or_gradient_of_another_kind_is_refused_not_promoted():
     with pytest.raises(ValueError, match=r"the state has no 'velocity' \(it has \['count', 'mu'"):
         sgd.update(params, adam.init(params), params)
     np.testing.assert_array_equal(pending.numpy(), np.full((2, 2), 2.0, np.float32))
+
+
+@pytest.mark.parametrize("make, numpy_update", [
+    (lambda lr: ml.optim.sgd(lr), lambda p, gs: _numpy_sgd(p, gs, 0.1, 0.0)),
+    (lambda lr: ml.optim.sgd(lr, 0.9), lambda p, gs: _numpy_sgd(p, gs, 0.1, 0.9)),
+    (lambda lr: ml.optim.adam(lr, weight_decay=0.1),
+     lambda p, gs: _numpy_adam(p, gs, 0.1, 0.9, 0.999, 1e-8, 0.1))],
+    ids=["sgd", "momentum", "adamw"])
+def test_a_learning_rate_tensor_keeps_the_weights_dtype(make, numpy_update):
+    """A 0-d float64 learning rate (computed on the device) with float32 weights: the weights stay
+    float32 and move as NumPy's float32 update with that rate; a shaped rate is refused when the
+    optimizer is made."""
+    start = np.array([1.0, -2.0, 0.5], np.float32)
+    grads = [np.array([0.5, 1.0, -3.0], np.float32), np.array([2.0, 0.0, 1.0], np.float32)]
+    opt = make(ml.asarray(np.float64(0.1)))
+    params = {"w": ml.asarray(start)}
+    state = opt.init(params)
+    for g in grads:
+        params, state = opt.update({"w": ml.asarray(g)}, state, params)
+    assert params["w"].dtype == np.float32
+    np.testing.assert_allclose(params["w"].numpy(), numpy_update(start, grads), rtol=1e-6)
+    with pytest.raises(ValueError, match=r"learning rate is a number or a 0-d tensor, got a "
+                                         r"tensor of shape \(2,\)"):
+        make(ml.ones(2))
