@@ -60,9 +60,7 @@ class CompileCache:
         entry = self._entries.get((c.key, donated))
         if entry is None or entry.structure != c.structure:
             return None
-        # Equal, so keep the one met now: a plan's cuts share it, and the next comparison
-        # finds the same tuples inside (compared by identity first) at no cost.
-        entry.structure = c.structure
+        entry.structure = c.structure  # equal: a plan's next cut then compares by identity
         self._entries.move_to_end((c.key, donated))
         return entry
 
