@@ -126,18 +126,23 @@ class _Groups:
 
     Example:
         >>> import minilazy as ml
-        >>> g = _Groups({"w": ml.ones((2, 2)), "b": ml.ones(2), "n": ml.ones(3, dtype=ml.int32)})
+        >>> g = _Groups({"w": ml.ones((2, 2)), "b": ml.ones(2), "h": ml.ones(3, dtype=ml.float32)})
         >>> [v.shape for v in g.vectors({"w": ml.ones((2, 2)), "b": ml.ones(2),
-        ...                              "n": ml.ones(3, dtype=ml.int32)})]
+        ...                              "h": ml.ones(3, dtype=ml.float32)})]
         [(6,), (3,)]
     """
 
     def __init__(self, params: Tree) -> None:
+        leaves = list(_leaves(params))
+        for t in leaves:  # (a step on ints would round the rate to 0, or make NaN of them)
+            if t.dtype.kind not in "fc":
+                raise TypeError(f"optim: weights are floating-point or complex tensors, got one of "
+                                f"dtype {t.dtype} and shape {t.shape}")
         self.tree = params
-        self.shapes = [t.shape for t in _leaves(params)]
-        self.dtypes = [t.dtype for t in _leaves(params)]
+        self.shapes = [t.shape for t in leaves]
+        self.dtypes = [t.dtype for t in leaves]
         found: dict[object, list[int]] = {}
-        for i, t in enumerate(_leaves(params)):
+        for i, t in enumerate(leaves):
             key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
             found.setdefault(key, []).append(i)
         self.members = list(found.values())
@@ -171,12 +176,11 @@ class _Groups:
 
     def tree_of(self, vectors: list[Tensor]) -> Tree:
         """The parameters' tree, its tensors taken back out of the groups' ``vectors``."""
-        flat: list[Tensor] = [vectors[0]] * len(self.shapes)  # every place is filled below
+        placed: dict[int, Tensor] = {}
         for m, v in zip(self.members, vectors):
             pieces = [v] if len(m) == 1 else unpack(v, [self.shapes[i] for i in m])
-            for i, piece in zip(m, pieces):
-                flat[i] = piece
-        return _rebuild(self.tree, iter(flat))
+            placed.update(zip(m, pieces))
+        return _rebuild(self.tree, iter([placed[i] for i in range(len(self.shapes))]))
 
     def check(self, state: State, name: str) -> list[Tensor]:
         """The ``state``'s vectors of ``name``, checked against the groups (``ValueError``)."""
@@ -248,6 +252,20 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
     return Optimizer(init, update)
 
 
+def _real_groups(params: Tree) -> _Groups:
+    """Adam's groups, of real weights only.
+
+    Its second moment squares each gradient entry; torch's Adam updates a complex weight's real
+    and imaginary parts apart, as two real weights.
+    """
+    groups = _Groups(params)
+    for dtype, shape in zip(groups.dtypes, groups.shapes):
+        if dtype.kind == "c":
+            raise TypeError(f"adam: complex weights are not supported (got one of dtype {dtype} "
+                            f"and shape {shape}): pass its real and imaginary parts as weights")
+    return groups
+
+
 def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e-8,
          weight_decay: float = 0.0) -> Optimizer:
     """Adam, or AdamW (decoupled weight decay) when ``weight_decay`` > 0, as torch computes them.
@@ -270,7 +288,7 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
     lr = _rate(lr)
 
     def init(params: Tree) -> State:
-        groups = _Groups(params)
+        groups = _real_groups(params)
         return {"count": zeros((), dtype=dtypes.int32), "mu": groups.zeros(),
                 "nu": groups.zeros()}
 
@@ -282,7 +300,7 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         count = count + 1
         corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
         n = _Numbers(lr=lr, b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
-        groups = _Groups(params)
+        groups = _real_groups(params)
         ps, gs = groups.vectors(params), groups.vectors(grads)
         mu = [n("b1", m.dtype) * m + n("c1", m.dtype) * g
               for m, g in zip(groups.check(state, "mu"), gs)]

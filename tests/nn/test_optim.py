@@ -181,3 +181,27 @@ def test_a_learning_rate_tensor_keeps_the_weights_dtype(make, numpy_update):
     with pytest.raises(ValueError, match=r"learning rate is a number or a 0-d tensor, got a "
                                          r"tensor of shape \(2,\)"):
         make(ml.ones(2))
+
+
+def test_weights_that_no_optimizer_step_fits_are_refused_and_an_empty_tree_is_none():
+    """Integer weights (the rate would round to 0, or Adam make NaN of them) and, for Adam,
+    complex ones (torch updates their real and imaginary parts apart): TypeErrors naming the
+    dtype and shape. An empty tree updates to an empty tree. SGD takes complex weights as NumPy
+    computes them."""
+    ints = {"n": ml.asarray(np.arange(3))}
+    for opt in (ml.optim.sgd(0.1), ml.optim.sgd(0.1, 0.9), ml.optim.adam(0.1)):
+        with pytest.raises(TypeError, match=r"floating-point or complex tensors, got one of "
+                                            r"dtype int64 and shape \(3,\)"):
+            opt.update(ints, opt.init({"w": ml.ones(2)}), ints)
+        assert opt.update({}, opt.init({}), {})[0] == {}
+    z = np.array([1 + 1j, 2 - 1j], np.complex64)
+    with pytest.raises(TypeError, match=r"adam: complex weights are not supported \(got one of "
+                                        r"dtype complex64 and shape \(2,\)\)"):
+        ml.optim.adam(0.1).init({"z": ml.asarray(z)})
+    g = np.array([1j, 2.0], np.complex64)
+    opt = ml.optim.sgd(0.5, 0.9)
+    params = {"z": ml.asarray(z)}
+    state = opt.init(params)
+    for _ in range(2):
+        params, state = opt.update({"z": ml.asarray(g)}, state, params)
+    np.testing.assert_allclose(params["z"].numpy(), _numpy_sgd(z, [g, g], 0.5, 0.9), rtol=1e-6)
