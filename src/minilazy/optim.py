@@ -41,8 +41,10 @@ def tree_map(fn: Callable[..., Tensor], tree: Tree, *rest: Tree) -> Tree:
         [2.0, 2.0]
     """
     if isinstance(tree, Tensor):
-        if not all(isinstance(r, Tensor) for r in rest):
-            raise TypeError("optim: the trees differ in structure (a tensor against a container)")
+        for r in rest:
+            if not isinstance(r, Tensor):
+                raise TypeError(f"optim: the trees differ in structure (a tensor against a "
+                                f"{type(r).__name__})")
         return fn(tree, *rest)
     if isinstance(tree, dict):
         if any(not isinstance(r, dict) or r.keys() != tree.keys() for r in rest):
