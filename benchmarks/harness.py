@@ -85,6 +85,13 @@ def rss_mib() -> float:
     return peak_rss_mib()
 
 
+def thread_waits() -> int:
+    """Times the calling thread gave up the CPU to wait (voluntary context switches: a lock, a
+    condition, I/O), as opposed to being preempted; 0 where the OS does not count per thread."""
+    who = getattr(resource, "RUSAGE_THREAD", None)
+    return 0 if who is None else resource.getrusage(who).ru_nvcsw
+
+
 def minor_faults() -> int:
     """Minor page faults of this process so far: fresh pages the OS had to hand out."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt

@@ -102,8 +102,9 @@ def evaluate_goals(results: Sequence[Result], settings: Sequence[str]) -> list[d
             ours = get(wl, "step", "minilazy")
             if name != "MLP" and ours is None:  # the models were not measured: no goal rows
                 continue
-            goals.append(_goal(t, f"{name} step <= 1.3x jax.jit", ours,
-                               get(wl, "step", "jax-jit"), "jax-jit", 1.3))
+            bound = 1.3 if t == "one" else 1.1  # (on more cores the host's work can hide)
+            goals.append(_goal(t, f"{name} step <= {bound}x jax.jit", ours,
+                               get(wl, "step", "jax-jit"), "jax-jit", bound))
             for peer in ("torch-lazy", "torch-xla"):
                 goals.append(_goal(t, f"{name} step below {label(peer)}", ours,
                                    get(wl, "step", peer), peer, 1.0))
@@ -114,11 +115,14 @@ def evaluate_goals(results: Sequence[Result], settings: Sequence[str]) -> list[d
     return goals
 
 
-def overlaps(results: Sequence[Result], settings: Sequence[str]
+def overlaps(results: Sequence[Result], settings: Sequence[str], cpus: int
              ) -> list[tuple[str, list[str]]]:
-    """Per thread setting and model: minilazy's host and step times, jax.jit's step, overlap."""
+    """Per thread setting and model: minilazy's host and step times, jax.jit's step, the
+    overlap; each system's CPU per step and the step it bounds on the cores there are (one
+    thread: 1, default: ``cpus``); how often minilazy's step call waited."""
     rows = []
     for t in settings:
+        cores = 1 if t == "one" else cpus
         for wl, name in MODEL_ROWS.values():
             host, step, device = (find(results, t, wl, metric, system) for metric, system in
                                   (("host", "minilazy"), ("step", "minilazy"),
@@ -128,9 +132,16 @@ def overlaps(results: Sequence[Result], settings: Sequence[str]
             hidden = host["median"] + device["median"] - step["median"]
             share = f"{fmt_time(max(hidden, 0.0))} ({max(hidden, 0.0) / host['median']:.0%} " \
                     "of the host's)"
-            rows.append((f"{name}, {t} thread", [fmt_time(host["median"]),
-                                                  fmt_time(device["median"]),
-                                                  fmt_time(step["median"]), share]))
+            cpu, jit_cpu, waits = (find(results, t, wl, metric, system) for metric, system in
+                                   (("cpu", "minilazy"), ("cpu", "jax-jit"),
+                                    ("waits", "minilazy")))
+            spent = "—" if cpu is None or jit_cpu is None else \
+                f"{fmt_time(cpu['median'])} / {fmt_time(jit_cpu['median'])}"
+            floor = "—" if cpu is None else f"{fmt_time(cpu['median'] / cores)} " \
+                f"({cpu['median'] / cores / device['median']:.2f}x)"
+            rows.append((f"{name}, {t} thread", [
+                fmt_time(host["median"]), fmt_time(device["median"]), fmt_time(step["median"]),
+                share, spent, floor, "—" if waits is None else f"{waits['median']:.1f}"]))
     return rows
 
 
@@ -273,13 +284,18 @@ def markdown(report: dict[str, Any]) -> str:
     lines += ["### Goals", ""]
     lines += [f"- **{_verdict(g)}** ({g['threads']} thread) {g['goal']}: {g['value']}"
               for g in report["goals"]]
-    overlap = overlaps(results, env["threads"])
+    overlap = overlaps(results, env["threads"], env["cpu_count"])
     if overlap:
         lines += ["", "### Host and device per step (minilazy)", "",
                   "*Host*: the time in the step call (recording, the barrier starting the "
                   "program); *device*: jax.jit's whole step, the same program's run; *hidden*: "
-                  "host + device − step, the host work done while the device ran.", ""]
-        lines += _table(["", "host", "device (jax.jit step)", "step", "hidden"], overlap) + [""]
+                  "host + device − step, the host work done while the device ran. *CPU*: the "
+                  "process's CPU time per step, all threads (minilazy / jax.jit); *CPU floor*: "
+                  "minilazy's CPU over the cores it had, the shortest step that CPU allows "
+                  "(and its ratio to jax.jit's step); *waits*: how often per step minilazy's "
+                  "step call gave up the CPU to wait (voluntary context switches).", ""]
+        lines += _table(["", "host", "device (jax.jit step)", "step", "hidden", "CPU",
+                         "CPU floor", "waits"], overlap) + [""]
     lines += [
         "",
         "Notes: the per-op rows time recording for the lazy systems (no barrier) and running "
@@ -393,6 +409,10 @@ def main(argv: Sequence[str]) -> int:
     """Redo the goals, Markdown and plot from a results.json."""
     path = Path(argv[1])
     report = json.loads(path.read_text())
+    settings = [t for t in report["environment"]["threads"]
+                if any(r["threads"] == t for r in report["results"])]
+    report["goals"] = evaluate_goals(report["results"], settings)
+    path.write_text(json.dumps(report, indent=1))
     md = markdown(report)
     path.with_suffix(".md").write_text(md)
     print(md)

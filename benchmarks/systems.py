@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
-from harness import Samples, minor_faults, peak_rss_mib, rss_mib
+from harness import Samples, minor_faults, peak_rss_mib, rss_mib, thread_waits
 from workloads import (
     ADAM_BETAS,
     ADAM_EPS,
@@ -229,20 +229,25 @@ class System:
         Also ``host``: the time inside the step calls, per step (a lazy system records the step
         and starts its program there; the device runs it meanwhile and after). With the device
         time of the same program (jax.jit's step), ``host + device - step`` is what the host's
-        work hid behind the device's.
+        work hid behind the device's. ``cpu``: the process's CPU time per step, every thread's
+        (the host's and the device's on a CPU backend): on ``k`` cores no step is shorter than
+        ``cpu / k``. ``waits``: how often per step the step call gave up the CPU to wait (a
+        count, not seconds): a lazy step that never waits for its device shows ~0.
         """
         step = self.model_step(model)
         counter = iter(range(1 << 62))
 
         def sample() -> Samples:
-            start = time.perf_counter()
+            start, cpu, waits = time.perf_counter(), time.process_time(), 0
             loss, host = None, 0.0
             for _ in range(steps):
-                began = time.perf_counter()
+                began, waited = time.perf_counter(), thread_waits()
                 loss = step(next(counter))
                 host += time.perf_counter() - began
+                waits += thread_waits() - waited
             self.wait(loss)
-            return {"step": [(time.perf_counter() - start) / steps], "host": [host / steps]}
+            return {"step": [(time.perf_counter() - start) / steps], "host": [host / steps],
+                    "cpu": [(time.process_time() - cpu) / steps], "waits": [waits / steps]}
         return sample
 
     def cold(self, steps: int, model: str = "mlp") -> dict[str, str | float | int | None]:

@@ -29,8 +29,10 @@ def test_quick_run_writes_every_workload(tmp_path: Path) -> None:
     results = report["results"]
     assert {r["workload"] for r in results} == WORKLOADS
     assert {r["system"] for r in results} == set(SYSTEMS)
-    for r in results:
-        assert 0 < r["p10"] <= r["median"] <= r["p90"], r
+    for r in results:  # (a count of waits may be 0: a step that never waits for its device)
+        assert (0 <= r["p10"] if r["metric"] == "waits" else 0 < r["p10"]), r
+        assert r["p10"] <= r["median"] <= r["p90"], r
+    assert {"cpu", "waits"} <= {r["metric"] for r in results if r["workload"] == "mlp"}
     # jax.jit has no per-op cost; every other system has a result for every workload.
     for system in ("minilazy", "numpy"):
         assert {r["workload"] for r in results if r["system"] == system} == WORKLOADS
@@ -128,12 +130,21 @@ def test_the_overlap_table_is_host_plus_device_minus_the_step() -> None:
     finally:
         sys.path.remove(str(RUN.parent))
 
-    def row(metric: str, system: str, median: float) -> dict[str, object]:
-        return {"threads": "one", "workload": "model/cnn", "metric": metric, "system": system,
-                "median": median}
+    def row(metric: str, system: str, median: float, threads: str = "one"
+            ) -> dict[str, object]:
+        return {"threads": threads, "workload": "model/cnn", "metric": metric,
+                "system": system, "median": median}
 
     results = [row("host", "minilazy", 2e-3), row("step", "minilazy", 6e-3),
                row("step", "jax-jit", 5e-3)]
-    assert overlaps(results, ["one"]) == [
-        ("CNN, one thread", ["2 ms", "5 ms", "6 ms", "1 ms (50% of the host's)"])]
-    assert overlaps(results[:2], ["one"]) == []  # no device time: no row
+    assert overlaps(results, ["one"], 2) == [
+        ("CNN, one thread", ["2 ms", "5 ms", "6 ms", "1 ms (50% of the host's)", "—", "—",
+                             "—"])]
+    assert overlaps(results[:2], ["one"], 2) == []  # no device time: no row
+    # CPU per step over the cores the setting had: one core, or all of them with default threads
+    for threads, floor in (("one", "8 ms (1.60x)"), ("default", "4 ms (0.80x)")):
+        timed = [row(m, s, v, threads) for m, s, v in
+                 (("host", "minilazy", 2e-3), ("step", "minilazy", 6e-3),
+                  ("step", "jax-jit", 5e-3), ("cpu", "minilazy", 8e-3),
+                  ("cpu", "jax-jit", 6e-3), ("waits", "minilazy", 0.25))]
+        assert overlaps(timed, [threads], 2)[0][1][4:] == ["8 ms / 6 ms", floor, "0.2"]
