@@ -143,6 +143,14 @@ def test_same_argument_twice_gets_separate_gradients():
     np.testing.assert_allclose(gy.numpy(), 2 * V * V, rtol=1e-12)
 
 
+@pytest.mark.parametrize("argnums", [(0, 0), (1, 0, 1), (0, -2)])
+def test_an_argument_named_twice_in_argnums_is_refused(argnums):
+    """A second watch of one argument stopped the first's gradient: it came out zero."""
+    x = ml.asarray(V)
+    with pytest.raises(ValueError, match="twice"):
+        ml.grad(lambda a, b: ml.sum(a * b), argnums=argnums)(x, x)
+
+
 # -- tapes: a backward pass recorded once per forward structure, then replayed ---------------------
 def _mlp(p, x):
     h = ml.tanh(x @ p["w"] + p["b"])

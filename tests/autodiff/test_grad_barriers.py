@@ -134,6 +134,29 @@ def test_a_barrier_from_another_thread_meanwhile() -> None:
                                rtol=1e-12)
 
 
+def test_a_barrier_from_another_thread_after_f_returns(monkeypatch: pytest.MonkeyPatch
+                                                        ) -> None:
+    """Another thread's mark_step between f's return and the backward pass (injected there: the
+    window is a few bytecodes wide) rebinds f's result to a leaf the barrier log's snapshot does
+    not know: the backward pass must still differentiate the graph f recorded (it gave zeros)."""
+    from minilazy.autodiff import tape
+
+    backward = tape._backward
+
+    def late_barrier(*args: Any) -> Any:
+        thread = threading.Thread(target=ml.mark_step)
+        thread.start()
+        thread.join()
+        return backward(*args)
+
+    monkeypatch.setattr(tape, "_backward", late_barrier)
+    x = np.array([0.5, 1.0, 2.0])
+    for _ in range(3):  # the rules, then the tape
+        got = ml.grad(lambda z: ml.sum(ml.sin(z) * z))(ml.asarray(x)).numpy()
+        np.testing.assert_allclose(got, _jax_grad(lambda z: jnp.sum(jnp.sin(z) * z), x),
+                                   rtol=1e-12)
+
+
 # In-place updates of the argument inside f, as the caller passed it.
 INPLACE: dict[str, Callable[[Any], Any]] = {
     "imul": lambda z: z.__imul__(2.0),

@@ -83,8 +83,11 @@ def test_a_planned_cut_is_the_walked_cut_whatever_the_wiring(program, first, sec
         values = _run(ml, program, [arrays[i] for i in first], shared_first)
         roots = [t._node for t in _roots(values)]
         _same(cut(roots_of(roots), arrays[0].device), walk(roots_of(roots), arrays[0].device))
+        _same(cut(roots, arrays[0].device), walk(roots, arrays[0].device))  # repeats kept
     values = _run(ml, program, [arrays[i] for i in second], shared_second)
-    roots = roots_of([t._node for t in _roots(values)])
+    raw = [t._node for t in _roots(values)]
+    _same(cut(raw, arrays[0].device), walk(raw, arrays[0].device))
+    roots = roots_of(raw)
     _same(cut(roots, arrays[0].device), walk(roots, arrays[0].device))
     expected = _run(np, program, [data[i] for i in second], False)
     for got, want in zip(_roots(values), _roots(expected)):
@@ -107,6 +110,24 @@ def test_a_repeated_step_follows_its_plan_and_a_one_off_makes_none():
         np.testing.assert_allclose(y.numpy(), np.exp(x_np * k + 1.0), rtol=1e-6)
     assert PLANS.hits >= hits + 2  # the second cut plans it; the third and fourth follow it
     assert ml.metrics().compiles == 1
+
+
+def test_a_plan_of_one_root_twice_never_takes_two_roots_for_one():
+    """Roots ``[a, a]`` and ``[a, b]`` (``b`` the same op on other data) have the same digests:
+    the first's plan must not map ``b`` where it has ``a`` (it gave ``b``'s value for ``a``)."""
+    from minilazy.inspect import reference
+
+    x_np, y_np = np.arange(3, dtype=np.float32), np.arange(10, 13, dtype=np.float32)
+    for _ in range(3):
+        x, y = ml.asarray(x_np), ml.asarray(y_np)
+        a, b = x + 1.0, y + 1.0
+        reference.run(a, a)
+        got_a, got_b = reference.run(a, b)
+        np.testing.assert_array_equal(got_a, x_np + 1.0)
+        np.testing.assert_array_equal(got_b, y_np + 1.0)
+        ml.sync(a, b)
+        np.testing.assert_array_equal(a.numpy(), x_np + 1.0)
+        np.testing.assert_array_equal(b.numpy(), y_np + 1.0)
 
 
 def test_plans_are_forgotten_with_the_rest_of_the_engine():

@@ -301,7 +301,8 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
 
     ``f`` is ordinary Python (loops, branches on Python values, recursion) returning a 0-d
     floating tensor. Differentiated arguments are float tensors or lists/tuples/dicts of them;
-    the gradient has the same structure (a tuple of such when ``argnums`` is a tuple).
+    the gradient has the same structure (a tuple of such when ``argnums`` is a tuple, which
+    names each argument once: ``ValueError`` otherwise).
 
     A complex argument's gradient is JAX's: ``df/dx - i df/dy`` for ``z = x + iy`` (the
     conjugate of the steepest-ascent direction), so ``grad(lambda z: abs(z)**2)`` is ``2 conj(z)``.
@@ -332,10 +333,14 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
             args = list(given)
             wrt: list[Node] = []
             rebuilds = []
-            for i in nums:
+            for k, i in enumerate(nums):
                 if not -len(args) <= i < len(args):
                     raise ValueError(f"grad: argnums {i} is out of range for {len(args)} "
                                      "arguments")
+                if i % len(args) in [j % len(args) for j in nums[:k]]:  # (its first watch
+                    # would stop no gradient: the second wraps it)
+                    raise ValueError(f"grad: argnums {nums} names argument {i % len(args)} "
+                                     "twice")
                 leaves, rebuild = _flatten(args[i], f"argument {i}")
                 fresh = [_watch(t, f"argument {i}") for t in leaves]
                 args[i] = rebuild(fresh)
@@ -350,7 +355,8 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
                 raise TypeError(f"grad: f must return a 0-d floating tensor, got {shown}{hint}")
             with ENGINE.lock:  # a snapshot: other threads' barriers may add to it meanwhile
                 seen = dict(origins)
-            grads = _backward(out, wrt, seen)
+                root = out._node  # (read with it: a barrier after it leaves the graph intact)
+            grads = _backward(handle(root, out.device), wrt, seen)
         finally:
             with ENGINE.lock:
                 ENGINE.grads -= 1

@@ -259,6 +259,8 @@ class Plan:
         new = [roots[0]] * len(self.digests)  # every position is filled below
         for r, i in zip(roots, self.outputs):
             new[i] = r
+        if any(new[i] is not r for r, i in zip(roots, self.outputs)):
+            return None  # two roots where the plan has one twice (planned from `run(a, a)`)
         try:
             for i, j, k in self.steps:
                 new[i] = new[j].operands[k]
