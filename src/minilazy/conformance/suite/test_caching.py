@@ -185,6 +185,26 @@ def test_a_hit_with_other_outputs_is_not_served_the_cached_program(
 
 
 @pytest.mark.spec("LZ-CACHE-003")
+@pytest.mark.requires("sync")
+@pytest.mark.ops("add")
+def test_a_tensor_synced_twice_then_two_alike_get_their_own_values(
+        adapter: OptionalAdapter) -> None:
+    # sync(a, a), then sync(a, b) with b the same op on other data: the same structure, one
+    # output named twice, then two. A cache (or a cut's plan) made from the first that maps
+    # both outputs to one node serves b's value for a (minilazy's plans did, via run(a, a)).
+    one = typed(adapter, 1.0, np.float32)
+    xs, ys = np.arange(3, dtype=np.float32), np.arange(10, 13, dtype=np.float32)
+    for k in range(3):
+        a = adapter.apply("add", adapter.from_numpy(xs + k), one)
+        b = adapter.apply("add", adapter.from_numpy(ys + k), one)
+        adapter.sync(a, a)
+        a = adapter.apply("add", adapter.from_numpy(xs - k), one)
+        adapter.sync(a, b)
+        assert_close(adapter.to_numpy(a), xs - k + np.float32(1), "exact", what="a")
+        assert_close(adapter.to_numpy(b), ys + k + np.float32(1), "exact", what="b")
+
+
+@pytest.mark.spec("LZ-CACHE-003")
 @examples(0.5)
 @given(data=st.data())
 def test_a_program_run_twice_observes_the_same_values(adapter: OptionalAdapter,
