@@ -59,8 +59,11 @@ def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
                 out.append(_slice(entry))
             case NewAxis():
                 out.append(None)
-            case Take(k):
-                out.append(arrays[k])
+            case Take(k):  # a narrow integer type widened: JAX makes the axis length a
+                # constant of the index's type (an int8 index on an axis of 300 overflowed)
+                a = arrays[k]
+                out.append(a.astype(np.int32) if a.dtype.kind in "iu" and a.dtype.itemsize < 4
+                           else a)
             case Gap():
                 out.append(Ellipsis)
             case _:

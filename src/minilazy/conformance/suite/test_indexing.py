@@ -308,6 +308,27 @@ def test_an_empty_index_list_selects_nothing(adapter: OptionalAdapter) -> None:
     matches(adapter, lambda: x[[]], lambda: adapter.apply("getitem", adapter.from_numpy(x), []))
 
 
+@pytest.mark.spec("LZ-NUM-013", "LZ-NUM-014")
+@pytest.mark.ops("getitem", "setitem")
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16"])
+def test_a_narrow_index_type_reaches_a_long_axis(adapter: OptionalAdapter, dtype: str) -> None:
+    """An index array of a narrow type on an axis longer than its type's range.
+
+    NumPy reads the element (a negative one from the end). An engine that makes the axis length
+    a constant of the index's type overflows (minilazy's did, at the barrier).
+    """
+    index_type = np.dtype(dtype)
+    if index_type not in index_dtypes(adapter) or np.dtype(np.int32) not in dtypes_for(adapter):
+        pytest.skip(f"{adapter.name} does not declare {dtype} and int32")
+    info = np.iinfo(index_type)
+    x = np.arange(int(info.max) + 3, dtype=np.int32)
+    i = np.array([info.max, 5, *([info.min, -1] if info.min else [])], index_type)
+    matches(adapter, lambda: x[i], lambda: adapter.apply(
+        "getitem", adapter.from_numpy(x), adapter.from_numpy(i)))
+    matches(adapter, lambda: numpy_apply("setitem", x, i, np.int32(-7)), lambda: adapter.apply(
+        "setitem", adapter.from_numpy(x), adapter.from_numpy(i), -7))
+
+
 # -- setitem ------------------------------------------------------------------------------------
 
 def fits_into(draw: Any, target: tuple[int, ...]) -> tuple[int, ...]:
