@@ -66,7 +66,7 @@ def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
     """
     if array.dtype == object:
         for v in array.flat:
-            if type(v) is int:
+            if type(v) is int and not -2**63 <= v < 2**64:  # (a small one: the others' fault)
                 raise OverflowError(f"Python int {v} does not fit in int64 or uint64")
             if not isinstance(v, (bool, int, float, complex, np.generic)):
                 raise TypeError(f"cannot make a tensor from {type(v).__name__} ({_short(x)})")

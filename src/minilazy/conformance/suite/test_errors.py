@@ -288,6 +288,8 @@ REFUSED: dict[str, tuple[str, tuple[str, ...], Refused]] = {
     "None reflected": ("LZ-ERR-008", ("multiply",), lambda ap, x, i: ap("multiply", None, x)),
     "string operand": ("LZ-ERR-008", ("multiply",), lambda ap, x, i: ap("multiply", "a", x)),
     "string subtrahend": ("LZ-ERR-008", ("subtract",), lambda ap, x, i: ap("subtract", x, "a")),
+    "None in a list operand": ("LZ-ERR-008", ("add",),
+                               lambda ap, x, i: ap("add", x, [1, None, 2])),
 }
 REFUSED_CASES = [pytest.param(name, marks=[pytest.mark.ops(*used), pytest.mark.spec(rule)] + (
     [pytest.mark.requires("setitem")] if "setitem" in used else []), id=name)
