@@ -134,9 +134,11 @@ def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTyp
 
 def _sort(xp: Any, x: Any, attrs: Sort, indices: bool) -> Any:
     axis, descending = attrs
-    if not indices:  # values: ties are equal, so descending is the ascending sort reversed
-        ordered = xp.sort(x, axis=axis, stable=True)
-        return xp.flip(ordered, axis=axis) if descending else ordered
+    if not indices:  # values: descending sorts the reversed axis, reversed back, so that tied
+        # values that differ (-0.0 and 0.0) keep their order, as x[argsort(x)] does
+        if not descending:
+            return xp.sort(x, axis=axis, stable=True)
+        return xp.flip(xp.sort(xp.flip(x, axis=axis), axis=axis, stable=True), axis=axis)
     if not descending:
         return xp.argsort(x, axis=axis, stable=True)
     # Stable and descending: sort the reversed axis stably, reverse back, and map positions in

@@ -25,8 +25,12 @@ def sort(x: Array, axis: int = -1, descending: bool = False) -> Array:
         >>> sort(np.array([2.0, np.nan, 1.0]), descending=True).tolist()
         [nan, 2.0, 1.0]
     """
-    ordered = np.sort(x, axis=axis, stable=True)
-    return np.asarray(np.flip(ordered, axis=axis)) if descending else ordered
+    if not descending:
+        return np.sort(x, axis=axis, stable=True)
+    # the reversed axis sorted stably, reversed back: tied values that differ (-0.0, 0.0) keep
+    # their order, as the standard's stable sort asks and x[argsort(x, descending=True)] gives
+    # (array-api-strict's sort flips the ascending one, which swaps them)
+    return np.asarray(np.flip(np.sort(np.flip(x, axis=axis), axis=axis, stable=True), axis=axis))
 
 
 def argsort(x: Array, axis: int = -1, descending: bool = False) -> Array:

@@ -58,8 +58,28 @@ def test_sort_and_argsort_match_the_stable_oracle(adapter: OptionalAdapter, op: 
     axis = draw(st.integers(-x.ndim, x.ndim - 1), label="axis")
     descending = draw(st.booleans(), label="descending")
     want = getattr(matrices, op)(x, axis, descending)
-    got = getattr(adapter, op)(adapter.from_numpy(x), axis=axis, descending=descending)
-    assert_close(adapter.to_numpy(got), want, what=f"{op}(axis={axis}, descending={descending})")
+    got = adapter.to_numpy(getattr(adapter, op)(adapter.from_numpy(x), axis=axis,
+                                                 descending=descending))
+    assert_close(got, want, what=f"{op}(axis={axis}, descending={descending})")
+    if op == "sort" and dtype.kind == "f":  # a permutation of x: each zero keeps its sign too
+        assert np.array_equal(np.signbit(got), np.signbit(want)), \
+            f"sort(axis={axis}, descending={descending}) moved -0.0 and 0.0: {got} != {want}"
+
+
+@pytest.mark.spec("LZ-NUM-018")
+@pytest.mark.ops("sort")
+@pytest.mark.parametrize("descending", [False, True])
+def test_a_sort_keeps_the_order_of_signed_zeros(adapter: OptionalAdapter,
+                                                descending: bool) -> None:
+    """-0.0 and 0.0 tie: a stable sort keeps their order, descending too.
+
+    So the sorted values are those of ``x[argsort(x)]``; reversing an ascending sort swaps them.
+    """
+    x = np.array([[-0.0, 0.0, 0.0, 1.0, np.nan], [0.0, -0.0, 2.0, -0.0, 0.0]], np.float32)
+    want = matrices.sort(x, -1, descending)
+    got = adapter.to_numpy(adapter.sort(adapter.from_numpy(x), axis=-1, descending=descending))
+    assert_close(got, want)
+    assert np.array_equal(np.signbit(got), np.signbit(want)), f"{got} != {want}"
 
 
 # name: (matrix kind, square, keyword arguments drawn)
