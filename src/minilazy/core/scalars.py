@@ -9,6 +9,7 @@ jax.
 
 from __future__ import annotations
 
+import math
 from typing import Final, TypeGuard
 
 import numpy as np
@@ -52,6 +53,9 @@ def weak_scalar(op: Op, value: Number, other: DType, scalar_first: bool) -> Node
         if not info.min <= value <= info.max:
             if op not in COMPARISONS:
                 dtypes.check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
+            if other in dtypes.INTEGER and not -(1 << 63) <= value < 1 << 64:  # (bool: NumPy
+                # raises) beyond every integer: an infinity of its sign compares alike
+                return scalar(math.inf if value > 0 else -math.inf, dtypes.float64)
             # NumPy 2 compares with an out-of-range Python int exactly: widen, do not overflow.
             wide = dtypes.int64 if value < 1 << 63 else dtypes.uint64
             sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)

@@ -188,6 +188,24 @@ def test_python_scalars_are_weak(adapter: OptionalAdapter, op: str, data: st.Dat
     _check(adapter, op, calls)
 
 
+@pytest.mark.spec("LZ-NUM-003")
+@pytest.mark.parametrize("op", ["equal", "not_equal", "less", "less_equal", "greater",
+                                "greater_equal"])
+def test_a_comparison_with_an_int_out_of_range_is_exact(adapter: OptionalAdapter,
+                                                         op: str) -> None:
+    """NumPy 2 compares an integer tensor with any Python int exactly, however big: no overflow.
+
+    Ints just past the dtype's range, past 64 bits, and far past (10**30), on either side.
+    """
+    calls: list[tuple[Any, ...]] = []
+    for dtype in [d for d in dtypes_for(adapter) if d.kind in "iu"]:
+        info = np.iinfo(dtype)
+        x = np.array([info.min, 0, info.max], dtype)
+        for big in (int(info.max) + 1, int(info.min) - 1, 2**64, -(2**63) - 1, 10**30, -(10**30)):
+            calls += [(x, big), (big, x)]
+    _check(adapter, op, calls)
+
+
 # Weak Python scalars that fit every dtype. (NumPy's `where` casts an out-of-range Python int
 # unsafely, `where(c, u8, -1)` gives 255, where LZ-NUM-003 wants an OverflowError: the ufunc
 # tests check that part of the rule.)
