@@ -59,16 +59,27 @@ def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
                 out.append(_slice(entry))
             case NewAxis():
                 out.append(None)
-            case Take(k):  # a narrow integer type widened: JAX makes the axis length a
-                # constant of the index's type (an int8 index on an axis of 300 overflowed)
-                a = arrays[k]
-                out.append(a.astype(np.int32) if a.dtype.kind in "iu" and a.dtype.itemsize < 4
-                           else a)
+            case Take(k):
+                out.append(widened(arrays[k]))
             case Gap():
                 out.append(Ellipsis)
             case _:
                 assert_never(entry)
     return tuple(out)
+
+
+def widened(index: Any) -> Any:
+    """An index array of a narrow integer type as int32, others as they are.
+
+    JAX makes the axis length a constant of the index's type: an int8 index on an axis of 300
+    overflowed (and NumPy's clip of it against the axis length does too).
+
+    Example:
+        >>> widened(np.array([-1], np.int8)).dtype
+        dtype('int32')
+    """
+    return index.astype(np.int32) if index.dtype.kind in "iu" and index.dtype.itemsize < 4 \
+        else index
 
 
 def index_text(spec: Index, arrays: Sequence[str]) -> str:

@@ -34,7 +34,7 @@ from minilazy.core.attrs import (
     mismatch,
 )
 from minilazy.core.cut import Cut, cut
-from minilazy.core.index_rules import index_shape, numpy_index
+from minilazy.core.index_rules import index_shape, numpy_index, widened
 from minilazy.core.infer import UFUNC, signature
 from minilazy.core.ir import BINARY, UNARY, Node, Op
 from minilazy.core.lowering_complex import special_values
@@ -179,7 +179,7 @@ def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
     axis = 0
     for entry in spec.entries:
         if isinstance(entry, Take):  # an index array: it indexes axis `axis`
-            n, k = x.shape[axis], arrays[entry.k]
+            n, k = x.shape[axis], widened(arrays[entry.k])
             if n:  # (an empty axis can only be indexed by an empty array: nothing to clamp)
                 k = np.minimum(k, n - 1) if k.dtype.kind == "u" else np.clip(k, -n, n - 1)
             out.append(k)
@@ -205,7 +205,7 @@ def _dropping(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Array, li
     axis = 0
     for entry in spec.entries:
         if isinstance(entry, Take):
-            n, k = x.shape[axis], arrays[entry.k]
+            n, k = x.shape[axis], widened(arrays[entry.k])
             inside = k < n if k.dtype.kind == "u" else (k >= -n) & (k < n)
             out.append(np.where(inside, np.mod(k, max(n, 1)), n))
             widths[axis] = (0, 1)
