@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import warnings
 from fractions import Fraction
 from typing import Any
@@ -265,3 +266,21 @@ def test_signbit_and_copysign_read_the_sign_bit(dtype: Any) -> None:
           (ml.signbit(ml.copysign(ta, tb)), np.signbit(numpy(np.copysign, a, b))),
           (ml.where(tz, 1, ml.maximum(ta, tb)), np.where(zeros, 1, numpy(np.maximum, a, b))),
           (ml.where(tz, 1, ml.minimum(ta, tb)), np.where(zeros, 1, numpy(np.minimum, a, b))))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.uint64])
+@pytest.mark.parametrize("op", [operator.lt, operator.le, operator.gt, operator.ge, operator.eq,
+                                operator.ne])
+def test_int64_and_uint64_compare_with_the_ints_around_them_exactly(dtype: Any, op: Any) -> None:
+    """A Python int next to a 64-bit tensor, however big: NumPy 2's exact answer (LZ-NUM-003).
+
+    2**63 next to int64 is the case the oracle leaves out (an engine on JAX compares int64 with
+    uint64 by hand there); 2**64 and -2**63-1 are past every integer type.
+    """
+    info = np.iinfo(dtype)
+    x = np.array([info.min, -1 if info.min else 1, 0, info.max, info.max - 1], dtype)
+    for big in (2**63, 2**63 - 1, 2**64, 2**64 - 1, -(2**63), -(2**63) - 1, 10**40, -(10**40)):
+        for args in ((x, big), (big, x)):
+            want = op(*args)
+            got = op(*[ml.asarray(a) if isinstance(a, np.ndarray) else a for a in args])
+            np.testing.assert_array_equal(got.numpy(), want, err_msg=f"{op.__name__}{args}")

@@ -105,9 +105,15 @@ def cast(x: Any, dtype: np.dtype[Any]) -> Any:
 
 
 def _key(key: Any) -> Any:
-    """An index key for JAX: index lists (known on the host) as integer arrays."""
+    """An index key for JAX: index lists (known on the host) as integer arrays.
+
+    Index arrays of narrow integer types become int32: JAX makes the axis length a constant of
+    the index's type (an int8 index on an axis of 300 overflows).
+    """
     if isinstance(key, list):
         return np.asarray(key, dtype=np.int64)
+    if getattr(key, "dtype", np.dtype(np.float32)).kind in "iu" and key.dtype.itemsize < 4:
+        return key.astype(np.int32)
     return tuple(map(_key, key)) if isinstance(key, tuple) else key
 
 

@@ -7,6 +7,7 @@ an output into it, so an in-place parameter update needs no new memory.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from typing import Any
@@ -33,9 +34,14 @@ def to_device(node: Node) -> Any:
 
 
 def params(c: Cut) -> list[Any]:
-    """The parameters of ``c``: scalars as Python numbers (weak), data on the device (given)."""
-    return [n.value if n.op == "scalar" else or_else(to_device, n, otherwise=n.value)
-            for n in c.params]
+    """The parameters of ``c``: scalars as Python numbers (weak), data on the device (given).
+
+    An int past 64 bits (NumPy refuses it anywhere but in a comparison, which it makes exactly)
+    travels as an infinity of its sign: it compares with every integer alike.
+    """
+    return [(n.value if type(n.value) is not int or -2**63 <= n.value < 2**64 else
+             math.inf if n.value > 0 else -math.inf) if n.op == "scalar" else
+            or_else(to_device, n, otherwise=n.value) for n in c.params]
 
 
 def donatable(c: Cut) -> tuple[bool, ...]:
