@@ -259,8 +259,6 @@ class Plan:
         new = [roots[0]] * len(self.digests)  # every position is filled below
         for r, i in zip(roots, self.outputs):
             new[i] = r
-        if any(new[i] is not r for r, i in zip(roots, self.outputs)):
-            return None  # two roots where the plan has one twice (planned from `run(a, a)`)
         try:
             for i, j, k in self.steps:
                 new[i] = new[j].operands[k]
@@ -317,7 +315,8 @@ class Plans:
 
     def learn(self, known: tuple[tuple[int, ...], int], c: Cut) -> None:
         """Note that ``c`` was walked; plan it if its roots were met before."""
-        plan = Plan(c) if known in self._plans else None
+        # Not roots given twice (run(a, a)): the plan would map [a, b] to one node, a's to b's.
+        plan = Plan(c) if known in self._plans and len(set(c.outputs)) == len(c.outputs) else None
         with self._lock:
             self._plans[known] = plan
             self._plans.move_to_end(known)

@@ -33,15 +33,21 @@ def to_device(node: Node) -> Any:
     return node.value
 
 
-def params(c: Cut) -> list[Any]:
-    """The parameters of ``c``: scalars as Python numbers (weak), data on the device (given).
+def _number(value: Any) -> Any:
+    """A scalar parameter as JAX takes it.
 
     An int past 64 bits (NumPy refuses it anywhere but in a comparison, which it makes exactly)
-    travels as an infinity of its sign: it compares with every integer alike.
+    is an infinity of its sign: it compares with every integer alike.
     """
-    return [(n.value if type(n.value) is not int or -2**63 <= n.value < 2**64 else
-             math.inf if n.value > 0 else -math.inf) if n.op == "scalar" else
-            or_else(to_device, n, otherwise=n.value) for n in c.params]
+    if type(value) is not int or -2**63 <= value < 2**64:
+        return value
+    return math.inf if value > 0 else -math.inf
+
+
+def params(c: Cut) -> list[Any]:
+    """The parameters of ``c``: scalars as Python numbers (weak), data on the device (given)."""
+    return [_number(n.value) if n.op == "scalar" else or_else(to_device, n, otherwise=n.value)
+            for n in c.params]
 
 
 def donatable(c: Cut) -> tuple[bool, ...]:
