@@ -84,6 +84,29 @@ def mutate(session: nox.Session) -> None:
 
 
 @nox.session
+def mutate_alone(session: nox.Session) -> None:
+    """Each catalogue mutant against each rule it names, alone: every one must kill it (the
+    docs' table of it). About an hour on two cores."""
+    session.install(".[test]")
+    session.run("python", "-m", "minilazy.conformance.mutate", "--catalogue", "--alone",
+                "--jobs", "1", "--markdown", "docs/_generated/mutation_alone.md",
+                *session.posargs)
+
+
+@nox.session
+def mutate_generated(session: nox.Session) -> None:
+    """Mutants nobody chose: sites of the engine's source drawn at random, each tried on the
+    project's tests, then the oracle (the docs' table). ``-- N [SEED]``: how many (default 24,
+    about four hours on two cores, one at a time); results.jsonl lets a stopped run resume."""
+    session.install(".[test]")
+    given = list(session.posargs)
+    count, seed = (given + ["24"])[0], (given[1:] + ["0"])[0]
+    session.run("python", "-m", "minilazy.conformance.mutate", "--generated", count,
+                "--seed", seed, "--results", "mutation-generated.jsonl",
+                "--markdown", "docs/_generated/mutation_generated.md")
+
+
+@nox.session
 def conformance_reports(session: nox.Session) -> None:
     """The conformance matrix of the docs, remade: minilazy, its reference, the toy, tinygrad
     and MLX (the PyTorch peers have sessions of their own: conformance_ltc)."""

@@ -30,7 +30,8 @@ print(f"JAX {jax.__version__}; NumPy: np.concatenate([ones(1), zeros(0)])[1:1].s
       np.concatenate([np.ones(1), np.zeros(0)])[1:1].shape)
 done = subprocess.run([sys.executable, "-c", CHILD], capture_output=True, text=True, timeout=120)
 said = (done.stdout.strip() or done.stderr.strip().splitlines()[-1:] or ["nothing"])
-print(f"JAX (jit, CPU): exit status {done.returncode}: {said if isinstance(said, str) else said[0]}")
+shown = said if isinstance(said, str) else said[0]
+print(f"JAX (jit, CPU): exit status {done.returncode}: {shown}")
 aborted = done.returncode != 0
 print("bug present: the process was aborted" if aborted else "fixed")
 sys.exit(1 if aborted else 0)

@@ -30,10 +30,12 @@ def test_every_must_rule_is_some_assignments_but_the_two_device_one():
     # Two devices, data-dependent shapes (host fallbacks), convolutions, sorts and the linalg
     # and fft extensions are not part of the course; nor, yet, the seams an adversarial round
     # found (issue 28: barriers and in-place updates inside grad, which the course's tinylazy
-    # gets wrong too, host data copied at the call, mode blocks left by an exception).
+    # gets wrong too, host data copied at the call, mode blocks left by an exception, a tape
+    # reused across eager mode); nor the persistent cache, optimizers and random keys.
     assert ungraded == {"LZ-ERR-005", "LZ-NUM-016", "LZ-NUM-017", "LZ-NUM-018", "LZ-NUM-019",
-                        "LZ-AD-008", "LZ-AD-009", "LZ-REC-007", "LZ-BAR-013"} | {
-        r for r in ungraded if r.startswith("LZ-DYN-")}
+                        "LZ-AD-008", "LZ-AD-009", "LZ-AD-011", "LZ-REC-007", "LZ-BAR-013",
+                        "LZ-CACHE-008", "LZ-CACHE-010"} | {
+        r for r in ungraded if r.startswith(("LZ-DYN-", "LZ-OPT-", "LZ-RNG-"))}
     assert all(not r.stage for r in rules().values() if r.level == "IMPL")
 
 
@@ -75,7 +77,7 @@ def test_the_plugin_selects_the_rules_of_an_assignment(tmp_path):
     out = tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
     done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "-q",
-                           "-k", "test_hashing and parameters",
+                           "--lazy-pytest-output", "-k", "test_hashing and parameters",
                            "--lazy-impl=minilazy.conformance.toy:toy", "--lazy-assignment=3",
                            f"--spec-report={out}", "--hypothesis-profile=quick"],
                           capture_output=True, text=True, env=env, timeout=600)

@@ -33,6 +33,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from minilazy.conformance.extensions import Extensions
+
 # Capabilities an adapter may declare (rules.toml gates rules on them).
 CAPABILITIES = frozenset({
     "counters",   # counters(): every count of Counters (implies the three below)
@@ -60,6 +62,10 @@ CAPABILITIES = frozenset({
     "conv",       # conv2d, max_pool2d, avg_pool2d: convolution and pooling in torch's layout
     "linalg",     # sort, argsort, linalg(name, ...): the Array API's sorts and linalg extension
     "fft",        # fft(name, ...): the Array API's fft extension, on real and complex tensors
+    "optim",      # optim(name, params, grads, state, **hyper): an optimizer step (extensions.py)
+    "random",     # random(name, ...): keys, split, uniform, normal (extensions.py)
+    "sharding",   # shard(x, axis): x split over devices() (extensions.py)
+    "persistent",  # persist(directory): compiled programs kept across processes (extensions.py)
 })
 
 # The variable that names an implementation when ``--lazy-impl`` does not.
@@ -240,8 +246,8 @@ class Adapter(Protocol):
         """``mark_step``: materialise every live pending tensor."""
 
 
-class OptionalAdapter(Adapter, Protocol):
-    """The optional methods, each behind a capability (``supports`` behind none).
+class OptionalAdapter(Adapter, Extensions, Protocol):
+    """The optional methods, each behind a capability (``supports`` behind none; ``Extensions``).
 
     Example:
         >>> from minilazy.conformance.toy import toy

@@ -13,11 +13,13 @@ only when asked for: ``--lazy-impl``, ``--pyargs minilazy.conformance`` or a pat
 Tests are skipped, naming the reason, when the adapter lacks a capability their rule needs
 (``rules.toml``) or that they ask for with ``@pytest.mark.requires(...)``, or when it does not
 support the op they are parametrized with (``op``) or mark with ``@pytest.mark.ops(...)``. A test
-of SHOULD rules only that fails is reported as failed for its rules but does not fail the run.
+of SHOULD rules only that fails is reported as failed for its rules but does not fail the run
+(``--lazy-strict``: it does).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import tempfile
@@ -47,10 +49,11 @@ from minilazy.conformance.adapters import process
 from minilazy.conformance.oracle import applied_deviations, use_policy
 from minilazy.conformance.oracle.strategies import declared_only, examples_independent_of_local_code
 from minilazy.conformance.registry import ops, rules
-from minilazy.conformance.tools import isolation, report, xfail
+from minilazy.conformance.tools import digest, isolation, report, xfail
 
 SUITE_PARTS = ("minilazy", "conformance", "suite")
 SHOULD_FAILED = "SHOULD rule failed (reported, not fatal)"
+UNDECLARED = " does not declare capability "  # in the reason of a test skipped for that
 PROCESS_IMPL = "minilazy.conformance.adapters.process:command"  # what --lazy-command loads
 # Hypothesis profiles of an oracle run. None of them runs Hypothesis's "explain" phase, whose
 # line tracer slows a pure-Python library under test by an order of magnitude.
@@ -114,6 +117,8 @@ class Oracle:
     report_path: str | None = None  # --spec-report: rewritten as tests finish
     saved: float = 0.0  # when the report was last written
     selected: frozenset[str] | None = None  # --lazy-rules / --lazy-assignment: only these
+    # Tests skipped because the adapter does not declare a capability, by capability.
+    undeclared: Counter[str] = field(default_factory=Counter)
 
     def describe(self) -> dict[str, Any]:
         """The implementation, as the report names it (with its dtype policy, if declared)."""
@@ -139,6 +144,8 @@ class Oracle:
             return
         if "spec" not in props or (report.when != "call" and report.passed):
             return
+        if report.skipped and (missing := _undeclared(report)):
+            self.undeclared.update(missing.split(", "))  # a test counts for each one it needs
         expected = str(getattr(report, "wasxfail", ""))
         if report.failed or expected == SHOULD_FAILED:
             outcome = "failed"
@@ -170,6 +177,7 @@ class Oracle:
         if self.report_path and (final or time.monotonic() - self.saved > 2.0):
             found = self.results().to_json(self.describe(), capabilities_of(self.adapter))
             found["policy"] = dict(sorted(self.deviations.items()))  # each deviation, once
+            found["undeclared"] = dict(sorted(self.undeclared.items()))  # tests it skipped
             report.write(self.report_path, found)
             self.saved = time.monotonic()
 
@@ -179,6 +187,12 @@ class Oracle:
         for nodeid, (outcome, spec, op) in self.outcomes.items():
             results.add(nodeid, outcome, spec, op, self.failures.get(nodeid))
         return results
+
+
+def _undeclared(report: pytest.TestReport) -> str:
+    """The capabilities whose absence skipped ``report``'s test ('' for another reason)."""
+    reason = str(report.longrepr[2] if isinstance(report.longrepr, tuple) else "")
+    return reason.partition(UNDECLARED)[2].strip()
 
 
 ORACLE = pytest.StashKey[Oracle]()
@@ -207,6 +221,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--lazy-timeout", default=60.0, type=float, metavar="SECONDS",
                     help="stop a test running longer than this and report it hung (0: never;"
                          " with pytest-xdist workers the run goes on; default 60)")
+    group.addoption("--spec-baseline", "--baseline", default=None, metavar="PATH",
+                    help="a JSON report of an earlier run (--spec-report): print the rules "
+                         "whose status changed since")
+    group.addoption("--lazy-brief", action="store_true",
+                    help="leave the per-rule table out of the summary: only the digest of "
+                         "the failing rules (python -m minilazy.conformance's default)")
+    group.addoption("--lazy-strict", action="store_true",
+                    help="a failure of a SHOULD rule fails the run too (by default it is "
+                         "reported, not fatal)")
     group.addoption("--lazy-xfail", default=None, metavar="FILE",
                     help="expected failures: a TOML file mapping rule IDs or test ids to a "
                          "reason; they are reported as xfail, and passing one is an error")
@@ -380,8 +403,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         needed |= {str(c) for m in item.iter_markers("requires") for c in m.args}
         missing = sorted(n for n in needed if not satisfies(caps, n))
         if missing:
-            item.add_marker(pytest.mark.skip(reason=f"{adapter.name} does not declare "
-                                                    f"capability {', '.join(missing)}"))
+            item.add_marker(pytest.mark.skip(reason=f"{adapter.name}{UNDECLARED}"
+                                                    f"{', '.join(missing)}"))
             continue
         reason, whole_rule = xfail.reason_for(expected, stable_id(item), rids)
         if reason is not None:  # a rule is expected to fail as a whole: its tests one by one
@@ -402,7 +425,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]
     rids = rule_ids(item)
     if ORACLE not in item.config.stash:
         return rep
-    if (rep.when == "call" and rep.failed and rids
+    if (rep.when == "call" and rep.failed and rids and not item.config.getoption("lazy_strict")
             and all(rules()[r].level != "MUST" for r in rids)):
         rep.outcome = "skipped"
         vars(rep)["wasxfail"] = SHOULD_FAILED  # pytest's own mark of an expected failure
@@ -476,8 +499,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     oracle = config.stash[ORACLE]
     o = oracle.describe()
     terminalreporter.section(f"LazyTensor conformance: {o['name']} {o['version']}")
-    for line in oracle.results().table(capabilities_of(oracle.adapter)):
-        terminalreporter.write_line(line)
+    table = oracle.results().table(capabilities_of(oracle.adapter))
+    brief = config.getoption("lazy_brief")
+    for line in table[-2:] if brief else table:  # brief: the ops' lines only
+        if not brief or line.startswith("ops") and not line.endswith("none checked"):
+            terminalreporter.write_line(line)
     if oracle.deviations:
         terminalreporter.write_line(f"dtype policy: values checked under {len(oracle.deviations)}"
                                     f" declared deviations from NumPy's dtypes (see the report)")
@@ -485,6 +511,34 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         verdict = "FAILS" if config.getoption("spec_coverage") else "would fail"
         terminalreporter.write_line(f"spec coverage {verdict}: no test of the active MUST rules "
                                     f"{', '.join(oracle.uncovered)}")
+
+
+@pytest.hookimpl(specname="pytest_terminal_summary", wrapper=True,
+                 tryfirst=True)  # outermost: after pytest's own summary of the failures
+def pytest_terminal_summary_digest(terminalreporter: Any, exitstatus: int,
+                                   config: pytest.Config) -> Generator[None, None, None]:
+    """End the report with the digest of what failed, rule by rule (``tools/digest.py``)."""
+    yield
+    if ORACLE not in config.stash or hasattr(config, "workerinput"):
+        return
+    oracle = config.stash[ORACLE]
+    terminalreporter.section("what failed, rule by rule", sep="-")
+    found = oracle.results().to_json(oracle.describe(), capabilities_of(oracle.adapter))
+    if oracle.selected is not None:  # the rules not chosen say nothing
+        found["rules"] = {r: row for r, row in found["rules"].items() if r in oracle.selected}
+    for line in digest.digest(found, oracle.undeclared, _baseline(config)):
+        terminalreporter.write_line(line)
+
+
+def _baseline(config: pytest.Config) -> dict[str, Any] | None:
+    path = config.getoption("spec_baseline")
+    if not path:
+        return None
+    try:
+        found: dict[str, Any] = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise pytest.UsageError(f"--spec-baseline: cannot read {path}: {e}") from e
+    return found
 
 
 @pytest.fixture(scope="session")

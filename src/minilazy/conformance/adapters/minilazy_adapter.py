@@ -39,11 +39,12 @@ class MinilazyAdapter:
         self.version = ml.__version__
         caps = {"counters", "keys", "pending", "ir", "hlo", "setitem", "autocut", "eager",
                 "donation", "sync", "metadata", "autodiff", "reset", "dynamic", "fallbacks",
-                "no_fallback", "conv", "linalg", "fft", "complex"}
+                "no_fallback", "conv", "linalg", "fft", "complex", "optim", "random",
+                "persistent"}
         if platform != "tpu":  # TPUs have no 64-bit floats
             caps.add("float64")
         if len(self._devices) >= 2:
-            caps.add("devices")
+            caps |= {"devices", "sharding"}
         self.capabilities = frozenset(caps)
         # The suite compiles a new graph at almost every observation on purpose: the analyzer's
         # advice for a user's loop ("the graph changes every step") would be noise here.
@@ -96,6 +97,30 @@ class MinilazyAdapter:
 
     def fft(self, name: str, *args: Any, **kwargs: Any) -> Any:
         return getattr(ml.fft, name)(*args, **kwargs)
+
+    def optim(self, name: str, params: Sequence[ml.Tensor], grads: Sequence[ml.Tensor],
+              state: Any, **hyper: float) -> tuple[list[ml.Tensor], Any]:
+        if name == "adam":
+            opt = ml.optim.adam(hyper.pop("lr"), **hyper)
+        else:
+            opt = getattr(ml.optim, name)(hyper.pop("lr"), **hyper)
+        new, state = opt.update(list(grads), opt.init(list(params)) if state is None else state,
+                                list(params))
+        assert isinstance(new, list)  # (a list of weights gives a list)
+        return [p for p in new if isinstance(p, ml.Tensor)], state
+
+    def random(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "key":
+            return ml.random.key(int(args[0]), device=self.device)
+        found = getattr(ml.random, name)(*args, **kwargs)
+        return tuple(found) if name == "split" else found
+
+    def shard(self, x: ml.Tensor, axis: int | None) -> ml.Tensor:
+        spec = tuple("d" if i == axis else None for i in range(x.ndim))
+        return ml.mark_sharding(x, ml.Mesh(self._devices, ("d",)), spec)
+
+    def persist(self, directory: str | None) -> None:
+        ml.set_cache_dir(directory)
 
     def inplace(self, op: str, x: ml.Tensor, other: Any) -> ml.Tensor:
         result: ml.Tensor = INPLACE[op](x, other)

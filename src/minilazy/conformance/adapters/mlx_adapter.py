@@ -26,7 +26,7 @@ does not declare ``linalg`` and LZ-NUM-018 is not checked.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -37,6 +37,7 @@ from minilazy.conformance.base import BaseAdapter
 
 try:
     import mlx.core as mx
+    from mlx import optimizers
     from mlx.nn.layers.pooling import AvgPool2d, MaxPool2d
 except ImportError as error:  # the suite skips this adapter's tests on ImportError
     raise ImportError("the MLX adapter needs MLX: pip install mlx mlx-cpu") from error
@@ -52,7 +53,7 @@ TO_NUMPY: dict[Any, np.dtype[Any]] = {v: k for k, v in TO_MLX.items()}
 # Python ints, sums of small ints); argmax gives uint32; float functions of bool, int8, uint8
 # give float32 (NumPy: float16); an integer with a float keeps the float's dtype (int16 +
 # float16 is float16); cumulative sums keep small integer dtypes; matmul and tensordot take
-# floats only; conv2d takes no float64.
+# floats only; conv2d takes no float64, and mx.random draws none.
 DTYPE_POLICY = DtypePolicy(
     default_float="float32", default_int="int32", index="uint32",
     promotion={**{f"float16,{i}": "float16" for i in ("int16", "int32", "int64", "uint16",
@@ -65,7 +66,8 @@ DTYPE_POLICY = DtypePolicy(
                **{f"cumulative_sum:{i}": i for i in ("int8", "int16", "uint8", "uint16",
                                                      "uint32")}},
     unsupported=frozenset({f"{op}:{d}" for op in ("matmul", "tensordot") for d in NAMES
-                           if not d.startswith("float")} | {"conv2d:float64"}))
+                           if not d.startswith("float")}
+                | {"conv2d:float64", "uniform:float64", "normal:float64"}))
 
 
 def _reverse(x: Any, axis: int) -> Any:
@@ -141,7 +143,8 @@ class MlxAdapter(BaseAdapter):
     """``mlx.core`` on the CPU, as the conformance suite drives it."""
 
     name, version, namespace = "mlx-cpu", metadata.version("mlx"), mx
-    capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff", "conv"})
+    capabilities = frozenset({"sync", "metadata", "float64", "setitem", "autodiff", "conv",
+                              "optim", "random"})
     dtype_policy = DTYPE_POLICY
     repro_namespace = "mx"
     repro_prelude = """
@@ -179,6 +182,33 @@ def value(x): return np.array(x)
     def grad(self, f: Callable[..., Any], argnums: tuple[int, ...]) -> Callable[..., Any]:
         g = mx.grad(f, argnums=list(argnums))  # one argnum: the gradient itself, not a tuple
         return lambda *xs: (g(*xs),) if len(argnums) == 1 else tuple(g(*xs))
+
+    # -- optimizers and random keys: mlx.optimizers, mx.random -----------------------------------
+    def optim(self, name: str, params: Sequence[Any], grads: Sequence[Any], state: Any,
+              **hyper: float) -> tuple[list[Any], Any]:
+        """``SGD``, ``Adam`` or ``AdamW`` (torch's: with its bias correction), kept as the state."""
+        if state is None:
+            if name == "sgd":
+                state = optimizers.SGD(hyper["lr"], momentum=hyper.get("momentum", 0.0))
+            else:
+                betas = [hyper.get("b1", 0.9), hyper.get("b2", 0.999)]
+                decay, eps = hyper.get("weight_decay", 0.0), hyper.get("eps", 1e-8)
+                state = (optimizers.AdamW(hyper["lr"], betas, eps, decay, bias_correction=True)
+                         if decay else optimizers.Adam(hyper["lr"], betas, eps,
+                                                       bias_correction=True))
+        state.learning_rate = hyper["lr"]
+        found = state.apply_gradients({str(i): g for i, g in enumerate(grads)},
+                                      {str(i): p for i, p in enumerate(params)})
+        return [self._track(found[str(i)]) for i in range(len(params))], state
+
+    def random(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "key":
+            return self._track(mx.random.key(*args))
+        if name == "split":
+            return tuple(self._track(k) for k in mx.random.split(*args))
+        key, shape, dtype = args
+        draw = mx.random.uniform if name == "uniform" else mx.random.normal
+        return self._track(draw(shape=shape, dtype=TO_MLX[np.dtype(dtype)], key=key))
 
     # -- convolution and pooling: MLX's layout is (N, H, W, C), filters (O, kH, kW, C / groups) --
     def conv2d(self, x: Any, w: Any, b: Any = None, *, stride: Any = 1, padding: Any = 0,

@@ -23,7 +23,7 @@ tinygrad has ``Tensor.sort``, ``argsort``, ``qr`` and ``svd`` but no ``cholesky`
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
@@ -37,11 +37,14 @@ from minilazy.conformance.oracle.windows import pair
 try:
     from tinygrad.device import Device
     from tinygrad.dtype import dtypes
-    from tinygrad.helpers import DEV, GlobalCounters
+    from tinygrad.helpers import DEV, Context, GlobalCounters
+    from tinygrad.nn import optim
     from tinygrad.tensor import Tensor
 except ImportError as error:
     raise ImportError("the tinygrad adapter needs tinygrad (`pip install tinygrad`) and, for its "
                       "CPU backend, a C compiler (Debian package `clang`)") from error
+
+_settings: Callable[..., Any] = Context  # tinygrad's Context, untyped: called typed here
 
 NAMES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
          "float16", "float32", "float64")
@@ -88,7 +91,7 @@ class TinygradAdapter(BaseAdapter):
 
     name, version, namespace = "tinygrad-cpu", metadata.version("tinygrad"), Tensor
     capabilities = frozenset({"executions", "pending", "metadata", "float64", "setitem",
-                              "sync", "autodiff", "conv"})
+                              "sync", "autodiff", "conv", "optim"})
     dtype_policy = TINYGRAD_POLICY
     renames = {"negative": "neg", "bitwise_invert": "bitwise_not", "astype": "cast",
                "permute_dims": "permute", "broadcast_to": "expand", "stop_gradient": "detach"}
@@ -133,6 +136,29 @@ def value(x): return x.numpy()
         if op in ("var", "std"):
             kwargs.setdefault("correction", 0)  # the Array API's default; tinygrad's is 1
         return super().apply(op, *args, **kwargs)
+
+    def optim(self, name: str, params: Sequence[Any], grads: Sequence[Any], state: Any,
+              **hyper: float) -> tuple[list[Any], Any]:
+        """``nn.optim``'s ``SGD``, ``Adam`` or ``AdamW``: its step scheduled, not realized.
+
+        The parameters are updated in place (``assign``) and realized at the next barrier with
+        what the step schedules (``schedule_step``: ``step()`` would realize them at once).
+        """
+        if state is None:
+            if name == "sgd":
+                state = optim.SGD(list(params), hyper["lr"], hyper.get("momentum", 0.0))
+            else:
+                extra = {k: hyper[k] for k in ("b1", "b2", "eps") if k in hyper}
+                decay = hyper.get("weight_decay", 0.0)
+                state = (optim.AdamW(list(params), hyper["lr"], weight_decay=decay, **extra)
+                         if decay else optim.Adam(list(params), hyper["lr"], **extra))
+        state.lr.assign(Tensor([hyper["lr"]], device="CPU", dtype=state.lr.dtype))
+        for p, g in zip(params, grads):
+            p.grad = g
+        with _settings(TRAINING=1):  # (an optimizer steps only in training)
+            for t in state.schedule_step():
+                self._track(t)
+        return list(params), state
 
     def _argument(self, a: Any) -> Any:
         """``a`` as tinygrad takes it: a NumPy dtype as tinygrad's, a NumPy scalar as 0-d data."""

@@ -433,6 +433,24 @@ class TorchLazyAdapter:
             kwargs.update(dtype=self._dtype(kwargs.get("dtype")), device=self.device)
         return getattr(self.torch.fft, name)(*args, **kwargs)
 
+    def optim(self, name: str, params: Sequence[TorchTensor], grads: Sequence[TorchTensor],
+              state: Any, **hyper: float) -> tuple[list[TorchTensor], Any]:
+        """``torch.optim``'s ``SGD``, ``Adam`` or ``AdamW`` (the state), stepping in place."""
+        if state is None:
+            optim, lr = self.torch.optim, hyper["lr"]
+            betas, eps = (hyper.get("b1", 0.9), hyper.get("b2", 0.999)), hyper.get("eps", 1e-8)
+            decay = hyper.get("weight_decay", 0.0)
+            state = (optim.SGD(list(params), lr, momentum=hyper.get("momentum", 0.0))
+                     if name == "sgd" else optim.AdamW(list(params), lr, betas, eps, decay)
+                     if decay else optim.Adam(list(params), lr, betas, eps))
+        for group in state.param_groups:
+            group["lr"] = hyper["lr"]
+        for p, g in zip(params, grads):
+            p.grad = g
+        with self.torch.no_grad():
+            state.step()
+        return list(params), state
+
     def _getitem(self, x: TorchTensor, key: Any) -> TorchTensor:
         return x[key]
 
@@ -533,7 +551,8 @@ class LtcAdapter(TorchLazyAdapter):
 
     name = "torch-lazy"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
-                              "float64", "metadata", "autodiff", "conv", "linalg", "fft"})
+                              "float64", "metadata", "autodiff", "conv", "linalg", "fft",
+                              "optim"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.lazy = importlib.import_module("torch._lazy")
@@ -589,7 +608,7 @@ class XlaAdapter(TorchLazyAdapter):
     name = "torch-xla"
     capabilities = frozenset({"counters", "keys", "pending", "ir", "hlo", "setitem", "sync",
                               "float64", "metadata", "autodiff", "eager", "donation", "conv",
-                              "linalg", "fft"})
+                              "linalg", "fft", "optim"})
 
     def __init__(self, torch: ModuleType) -> None:
         self.xla = importlib.import_module("torch_xla")

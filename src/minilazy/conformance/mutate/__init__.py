@@ -38,6 +38,7 @@ LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "mat
                 "matrix_transpose", "solve", "eigh", "svd", "qr")
 FFT_SITES = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn")
 TOY = "minilazy.conformance.mutate.toy"
+TEMPORAL = "minilazy.conformance.mutate.temporal"
 
 
 @dataclass(frozen=True)
@@ -92,21 +93,25 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("donates-live-buffer", "donation", "LZ-CACHE-006"),
     _engine("misses-aliases", "barrier", "LZ-BAR-001"),
     _engine("misses-newest", "barrier", "LZ-BAR-001"),
-    _engine("misses-failed-region", "barrier", "LZ-BAR-001", "LZ-ERR-003"),
+    # (not LZ-ERR-003: an observation still gives each value; only mark_step misses it)
+    _engine("misses-failed-region", "barrier", "LZ-BAR-001"),
     _engine("inplace-returns-new", "rebinding", "LZ-REC-004"),
     _engine("setitem-scalar-lost", "rebinding", "LZ-REC-004", "LZ-NUM-014"),
-    _engine("broadcast-rank-pair", "lowering", "LZ-NUM-001", "LZ-BAR-004", focus="rank_pair"),
+    # (not LZ-BAR-004: the observation is right; the value it reads is wrong: LZ-NUM-001)
+    _engine("broadcast-rank-pair", "lowering", "LZ-NUM-001", focus="rank_pair"),
     _engine("keepdims-dropped", "lowering", "LZ-NUM-010"),
     _engine("negative-axes-off-by-one", "lowering", "LZ-NUM-010", "LZ-NUM-012"),
     _engine("floor-divide-truncates", "lowering", "LZ-NUM-001", focus="floor_divide"),
     _engine("promotes-int8-uint8-to-int8", "lowering", "LZ-NUM-002"),
     _engine("hfft-scaled-as-irfft", "namespace", "LZ-NUM-019", focus="hfft"),
-    _engine("vjp-matmul-untransposed", "autodiff", "LZ-AD-001", "LZ-AD-002"),
+    # (not LZ-AD-002: the gradient's shape is right, a square b's; its values are LZ-AD-001's)
+    _engine("vjp-matmul-untransposed", "autodiff", "LZ-AD-001"),
     _engine("vjp-broadcast-not-summed", "autodiff", "LZ-AD-002"),
     _engine("vjp-conv-unflipped", "autodiff", "LZ-AD-001", focus="conv2d"),
     _engine("vjp-cumsum-forward", "autodiff", "LZ-AD-001", focus="cumulative_sum"),
     _engine("scalar-observation-stale", "observation", "LZ-BAR-004"),
-    _engine("autocut-drops-pending", "auto-cut", "LZ-BAR-008", "LZ-BAR-007"),
+    # (not LZ-BAR-007: its explicit barriers never reach an auto-cut, LZ-BAR-008's loop does)
+    _engine("autocut-drops-pending", "auto-cut", "LZ-BAR-008"),
     _engine("fallback-syncs-all", "fallback", "LZ-DYN-002"),
     _engine("fallback-counted-twice", "fallback", "LZ-DYN-003"),
     _engine("key-ignores-fft-norm", "key", "LZ-CACHE-003", module=SEAMS, focus="fft"),
@@ -165,7 +170,8 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("grad-follows-rebound-arguments", "autodiff", "LZ-AD-009", module=CORNERS),
     _engine("reductions-skip-nan", "lowering", "LZ-NUM-010", module=CORNERS, focus="nan"),
     _engine("key-sums-its-nodes", "key", "LZ-HASH-002", "LZ-CACHE-003", module=CORNERS),
-    _engine("key-includes-scalar-values", "key", "LZ-HASH-003", "LZ-CACHE-003",
+    # (not LZ-CACHE-003: a hit, of the same values, is right; a new value compiles anew)
+    _engine("key-includes-scalar-values", "key", "LZ-HASH-003", "LZ-CACHE-001",
             module=CORNERS),
     _engine("ellipsis-of-no-axes-dropped", "indexing", "LZ-NUM-013", module=CORNERS,
             focus="ellipsis"),
@@ -191,6 +197,25 @@ CATALOGUE: tuple[Mutant, ...] = (
     _engine("array-observation-unsynced", "observation", "LZ-BAR-004", module=CORNERS),
     _engine("setitem-forgets-to-rebind", "indexing", "LZ-REC-004", "LZ-NUM-014", module=CORNERS,
             focus="setitem"),
+    # Issue 42's fresh mutants: what decides a program besides its structure (one structure
+    # reached twice, something else changed between), and the capabilities that had no rule.
+    *(_engine(name, layer, *rules, module=TEMPORAL, focus=focus) for name, layer, rules, focus in (
+        ("cache-ignores-donation-mask", "cache", ("LZ-CACHE-007",), "donation_mask"),
+        ("disk-ignores-donation-mask", "cache", ("LZ-CACHE-008",), "donation_mask"),
+        ("plan-ignores-wiring", "cut", ("LZ-CACHE-007",), "cut_plan"),
+        ("structure-by-digests", "cache", ("LZ-CACHE-009",), "hash_alike"),
+        ("weak-dtype-ignores-kind", "scalars", ("LZ-NUM-003",), "scalar_kind"),
+        ("vjp-folds-scalar-exponent", "autodiff", ("LZ-AD-011",), ""),
+        ("inner-mode-from-the-default", "policy", ("LZ-BAR-013",), ""),
+        ("vjp-irfft-undoubled", "autodiff", ("LZ-AD-001",), "transforms"),
+        ("vjp-inv-untransposed", "autodiff", ("LZ-AD-001",), "inv"),
+        ("setitem-drops-one-leading-one", "indexing", ("LZ-NUM-014",), "leading"),
+        ("adam-without-bias-correction", "optim", ("LZ-OPT-001",), ""),
+        ("optim-rate-widens", "optim", ("LZ-OPT-002",), ""),
+        ("optim-rate-baked", "optim", ("LZ-OPT-003",), ""),
+        ("split-keys-alike", "random", ("LZ-RNG-003",), ""),
+        ("seed-recompiles", "random", ("LZ-RNG-004",), ""),
+        ("key-draws-advance", "random", ("LZ-RNG-002",), ""))),
 )
 
 

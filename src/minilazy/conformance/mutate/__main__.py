@@ -7,6 +7,11 @@ mutant's own rules only, stopping at its first failure. ``--earned`` runs all of
 the adequacy table: which spec tests some mutant fails, per rule family, and the rest with their
 reasons (also from a run of the unmutated engine, which must pass everything). ``--full`` runs
 the whole suite on each (collateral failures). ``--markdown FILE`` writes the tables.
+
+``--alone`` runs each mutant once per rule it names, that rule alone (``mutant@RULE`` names one
+pair): every named rule must kill it. ``--generated N [--seed S] [--results FILE]`` instead
+tries N mutants generated from the engine's source (``generated.py``, ``trials.py``): the
+project's tests, then the oracle; the kill rate per module and every survivor, explained or not.
 """
 
 from __future__ import annotations
@@ -37,16 +42,40 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default="ci", help="Hypothesis profile (default: ci)")
     parser.add_argument("--markdown", type=Path, help="also write the tables to this file")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    mode.add_argument("--alone", action="store_true",
+                      help="run each mutant once per rule it names, that rule alone: every "
+                           "named rule must kill it (mutate/alone.py)")
+    mode.add_argument("--generated", type=int, metavar="N",
+                      help="N mutants generated from the engine's source instead, each tried "
+                           "on the project's tests, then the oracle (mutate/trials.py; run "
+                           "from the project's root)")
+    parser.add_argument("--seed", type=int, default=0, help="--generated: which sites")
+    parser.add_argument("--results", type=Path, help="--generated: a JSON-lines file to resume "
+                                                     "from and append to")
     args = parser.parse_args(argv)
+    if args.generated is not None:
+        from minilazy.conformance.mutate import trials
+        return trials.main(args.generated, args.seed, Path.cwd(), args.results, args.markdown)
     every = CATALOGUE + (() if args.catalogue else family_mutants())
-    chosen = [m for m in every if not args.names or m.name in args.names]
-    unknown = set(args.names) - {m.name for m in every}
+    wanted = {n.split("@")[0] for n in args.names}  # --alone: mutant@RULE, that rule only
+    chosen = [m for m in every if not wanted or m.name in wanted]
+    unknown = wanted - {m.name for m in every}
     if unknown:
         parser.error(f"unknown mutants: {', '.join(sorted(unknown))}")
     if args.list:
         for m in chosen:
             print(f"{m.name} ({m.layer}): {', '.join(m.breaks)}")
         return 0
+    if args.alone:  # one run per (mutant, rule), each rule alone
+        from minilazy.conformance.mutate import alone
+        pairs = [m for m in alone.alone(chosen)
+                 if m.name in args.names or m.name.split("@")[0] in args.names or not args.names]
+        outcomes = run_all(pairs, args.profile, "fast", jobs=args.jobs)
+        lines = alone.table(outcomes)
+        print("\n".join(lines))
+        if args.markdown:
+            args.markdown.write_text("\n".join(lines) + "\n")
+        return 0 if all(o.killed for o in outcomes) else 1
     run_mode = "full" if args.full else "earned" if args.earned else "fast"
     if args.earned:  # first: a test the unmutated engine fails earns nothing
         from minilazy.conformance.mutate.adequacy import adequacy, spec_tests

@@ -125,3 +125,38 @@ EXTENSIONS: dict[str, tuple[str, Callable[[OptionalAdapter], Method], Method, tu
                 RNG.standard_normal((2, 2, 2, 2)).astype(np.float32)),
                vary(stride=[1, 2, (1, 2)], padding=[0, 1, (1, 0)], dilation=[1, 2])),
 }
+
+
+def _linalg(name: str) -> Callable[[OptionalAdapter], Method]:
+    """The adapter's ``linalg.<name>``."""
+    return lambda a: lambda *x, **k: a.linalg(name, *x, **k)
+
+
+def _symmetric_lazy(a: OptionalAdapter) -> Callable[[Any], Any]:
+    return lambda x: a.apply("multiply", a.apply("add", x, a.apply("matrix_transpose", x)), 0.5)
+
+
+WELL_POSED = SQUARE + 4 * np.eye(4, dtype=np.float32)  # far from singular
+# The linalg functions with a gradient, checked by LZ-AD-001 only (their values and attributes
+# are LZ-NUM-018's): (capability, call, oracle, operands, calls), as in EXTENSIONS. A function
+# of a symmetric matrix reads one triangle: it gets (x + x^T) / 2, so each entry counts.
+GRADIENTS: dict[str, tuple[str, Callable[[OptionalAdapter], Method], Method, tuple[Array, ...],
+                           list[Call]]] = {
+    "inv": ("linalg", _linalg("inv"), np.linalg.inv, (WELL_POSED,), vary()),
+    "det": ("linalg", _linalg("det"), np.linalg.det, (WELL_POSED,), vary()),
+    "slogdet": ("linalg", lambda a: lambda x: a.linalg("slogdet", x)[1],
+                lambda x: np.linalg.slogdet(x)[1], (WELL_POSED,), vary()),
+    "solve": ("linalg", _linalg("solve"), np.linalg.solve, (WELL_POSED, X.T),
+              vary()),
+    "eigvalsh": ("linalg", lambda a: lambda x: a.linalg("eigvalsh", _symmetric_lazy(a)(x)),
+                 lambda x: np.linalg.eigvalsh((x + x.T) / 2), (SQUARE,), vary()),
+    "svdvals": ("linalg", _linalg("svdvals"), np.linalg.svdvals, (X,), vary()),
+    "trace": ("linalg", _linalg("trace"), np.linalg.trace, (SQUARE,),
+              vary(offset=[0, 1, -2])),
+    "cross": ("linalg", _linalg("cross"), np.linalg.cross, (X[:, :3], X[:, 1:]),
+              vary(axis=[-1, 0])),
+    "vecdot": ("linalg", _linalg("vecdot"), np.linalg.vecdot, (X, X[::-1]),
+               vary(axis=[-1, 0])),
+    "outer": ("linalg", _linalg("outer"), np.linalg.outer, (X[0], X[1]), vary()),
+}
+

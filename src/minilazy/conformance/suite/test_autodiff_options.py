@@ -17,13 +17,13 @@ import pytest
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import numpy_apply
-from minilazy.conformance.oracle.variants import ATTRIBUTES, EXTENSIONS, X
+from minilazy.conformance.oracle.variants import ATTRIBUTES, EXTENSIONS, GRADIENTS, X
 from minilazy.conformance.suite.test_scans import check_gradient
 
 Array = np.ndarray[Any, Any]
 # Not differentiable (integer, boolean or constant results), or differentiable only in a
 # convention central differences cannot see (cholesky reads one triangle of its input), or
-# complex (the FFTs: checked against jax.grad in tests/api/test_fft.py, not by the oracle yet).
+# complex (the FFTs: every option of each, test_fft.py's test_complex_and_real_transforms_...).
 SKIPPED = {"argmax", "argmin", "any", "all", "astype", "searchsorted", "eye", "arange",
            "linspace", "full", "full_like", "cholesky", "irfft", "rfft"}
 # Ties: a derivative that depends on which tied element wins; these ops get distinct values.
@@ -72,11 +72,11 @@ def _call(apply: Callable[..., Any], op: str, fixed: list[Any], args: tuple[Any,
 
 
 @pytest.mark.spec("LZ-AD-001")
-@pytest.mark.parametrize("name", sorted(set(EXTENSIONS) - SKIPPED - {"argsort"}))
+@pytest.mark.parametrize("name", sorted({*EXTENSIONS, *GRADIENTS} - SKIPPED - {"argsort"}))
 def test_every_option_of_an_extension_has_its_gradient(adapter: OptionalAdapter,
                                                        name: str) -> None:
     _float64(adapter)
-    capability, method, oracle, operands, calls = EXTENSIONS[name]
+    capability, method, oracle, operands, calls = {**EXTENSIONS, **GRADIENTS}[name]
     if capability not in adapter.capabilities:
         pytest.skip(f"needs capability {capability!r}")
     floats = [a.astype(np.float64) for a in ((DISTINCT[name],) if name in DISTINCT else operands)]

@@ -272,6 +272,12 @@ REFUSED: dict[str, tuple[str, tuple[str, ...], Refused]] = {
                       lambda ap, x, i: ap("permute_dims", x, (1.0, 0))),
     "too big to exist": ("LZ-ERR-006", ("zeros",),
                          lambda ap, x, i: ap("zeros", (10**10, 10**10))),
+    # A zero among the dimensions excuses none of the others (NumPy's rule).
+    "a zero hides a huge axis": ("LZ-ERR-006", ("zeros",),
+                                 lambda ap, x, i: ap("zeros", (0, 2**62))),
+    "a huge axis before a zero": ("LZ-ERR-006", ("ones",), lambda ap, x, i: ap("ones", (2**62, 0))),
+    "an axis past int64": ("LZ-ERR-006", ("zeros",),
+                           lambda ap, x, i: ap("zeros", (0, 2**63), dtype=np.dtype("int8"))),
     "negative power": ("LZ-ERR-007", ("pow",), lambda ap, x, i: ap("pow", i, -1)),
     "index list": ("LZ-ERR-007", ("getitem",), lambda ap, x, i: ap("getitem", i, ([0, 5],))),
     "negative index list": ("LZ-ERR-007", ("getitem",),

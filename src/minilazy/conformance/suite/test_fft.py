@@ -12,6 +12,7 @@ naming it.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,8 @@ from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close
+from minilazy.conformance.oracle.variants import Call, vary
+from minilazy.conformance.suite.test_autodiff import numeric_grad
 from minilazy.conformance.suite.util import counting, fresh, settle
 
 Array = np.ndarray[Any, Any]
@@ -145,3 +148,66 @@ def test_recording_transforms_executes_nothing(adapter: OptionalAdapter) -> None
     for got, want in zip(ys, wants, strict=True):
         want = want.astype(np.complex64 if want.dtype.kind == "c" else np.float32)
         assert_close(adapter.to_numpy(got), want, "loose", _bound("fftn", "backward", 24, x, want))
+
+
+# -- gradients of every transform, complex-to-real and real-to-complex too (LZ-AD-001) ------------
+NORMS = ["backward", "ortho", "forward"]
+# Each transform's options, one at a time (the first of each list is the base call).
+GRADIENT_CALLS: dict[str, list[Call]] = {
+    **{name: vary(n=[None, 3, 6], axis=[-1, 0], norm=NORMS)
+       for name in ("rfft", "ihfft", "irfft", "hfft", "fft", "ifft")},
+    **{name: vary(s=[None, (2, 6), (4, 3)], axes=[(0, 1), (1, 0), (1,)], norm=NORMS)
+       for name in ("rfftn", "fftn", "ifftn")},
+    "irfftn": vary(s=[None, (2, 6), (4, 5)], axes=[(0, 1), (1, 0), (0,)], norm=NORMS),
+}
+
+
+@pytest.mark.spec("LZ-AD-001")
+@pytest.mark.requires("fft", "complex", "float64")
+@pytest.mark.ops("add", "multiply", "real", "imag", "sum")
+@pytest.mark.parametrize("name", sorted(GRADIENT_CALLS))
+def test_complex_and_real_transforms_have_their_gradients(adapter: OptionalAdapter,
+                                                          name: str) -> None:
+    """``sum(real(F(z)) w1 + imag(F(z)) w2)`` for every option of ``F``, by central differences.
+
+    A complex input is ``re + 1j im``, built inside the function from two real arguments, so
+    each gradient is a real one (the part a frequency counts twice included).
+    """
+    rng = np.random.default_rng(9)
+    parts = [rng.standard_normal((3, 4)) for _ in range(1 if name in REAL_IN else 2)]
+    for args, kwargs in GRADIENT_CALLS[name]:
+        fresh(adapter)
+        out = getattr(np.fft, name)(_joined(np, parts), **kwargs)
+        w = [rng.standard_normal(out.shape) for _ in range(2 if out.dtype.kind == "c" else 1)]
+
+        def f_numpy(*xs: Array, kw: dict[str, Any] = kwargs, w: list[Array] = w) -> float:
+            y = getattr(np.fft, name)(_joined(np, xs), **kw)
+            return float(np.sum(np.real(y) * w[0]) + (np.sum(np.imag(y) * w[1]) if w[1:] else 0))
+
+        def f_lazy(*xs: Any, kw: dict[str, Any] = kwargs, w: list[Array] = w) -> Any:
+            ap = adapter.apply
+            y = adapter.fft(name, _joined(adapter, xs), **kw)
+            total = ap("sum", ap("multiply", ap("real", y) if w[1:] else y,
+                                 adapter.from_numpy(w[0])))
+            if w[1:]:
+                total = ap("add", total, ap("sum", ap("multiply", ap("imag", y),
+                                                      adapter.from_numpy(w[1]))))
+            return total
+
+        grads = adapter.grad(f_lazy, tuple(range(len(parts))))(*map(adapter.from_numpy, parts))
+        for i, g in enumerate(grads):
+            got = adapter.to_numpy(g)
+            assert got.shape == parts[i].shape and got.dtype == parts[i].dtype, (got.dtype,
+                                                                                  got.shape)
+            np.testing.assert_allclose(got, numeric_grad(f_numpy, parts, i), rtol=1e-5,
+                                       atol=1e-6, err_msg=f"fft.{name}{args}{kwargs}: "
+                                       f"{'real' if i == 0 else 'imaginary'} part")
+
+
+def _joined(on: Any, parts: Sequence[Any]) -> Any:
+    """``re`` or ``re + 1j im``: with NumPy (``on`` is ``np``) or through the adapter."""
+    if len(parts) == 1:
+        return parts[0]
+    if on is np:
+        return parts[0] + 1j * parts[1]
+    return on.apply("add", parts[0], on.apply("multiply", parts[1], 1j))

@@ -331,14 +331,15 @@ def test_a_narrow_index_type_reaches_a_long_axis(adapter: OptionalAdapter, dtype
 
 # -- setitem ------------------------------------------------------------------------------------
 
-def fits_into(draw: Any, target: tuple[int, ...]) -> tuple[int, ...]:
+def fits_into(draw: Any, target: tuple[int, ...], leading: int | None = None) -> tuple[int, ...]:
     """A value shape NumPy assigns into ``target``.
 
-    A suffix of it, some dims 1, maybe extra leading 1s (which NumPy drops).
+    A suffix of it, some dims 1, and extra leading 1s (which NumPy drops): ``leading`` of them,
+    or 0 to 2.
     """
     keep = draw(st.integers(0, len(target)))
     suffix = [1 if draw(st.booleans()) else n for n in target[len(target) - keep:]]
-    return (1,) * int(draw(st.integers(0, 2))) + tuple(suffix)
+    return (1,) * (int(draw(st.integers(0, 2))) if leading is None else leading) + tuple(suffix)
 
 
 def python_scalar(draw: Any, dtype: np.dtype[Any]) -> bool | int | float:
@@ -397,6 +398,27 @@ def test_setitem_of_any_key_and_value_matches_numpy(adapter: OptionalAdapter,
         return adapter.apply("setitem", t, adapter_key(adapter, items), v)
 
     matches(adapter, lambda: numpy_apply("setitem", x, numpy_key(items), value), run)
+
+
+@pytest.mark.spec("LZ-NUM-014")
+@pytest.mark.ops("setitem")
+@pytest.mark.parametrize("leading", [1, 2, 3])
+@given(data=st.data())
+def test_setitem_of_a_value_with_extra_leading_ones_matches_numpy(
+        adapter: OptionalAdapter, leading: int, data: st.DataObject) -> None:
+    """``x[key] = v``, ``v`` with ``leading`` extra length-1 axes in front (NumPy drops them).
+
+    At every profile: drawn by chance among other values, two of them came at 200 examples.
+    """
+    x = _x(adapter, data.draw, shapes(min_dims=1))
+    items = data.draw(unique_array_index(x.shape, index_dtypes(adapter))
+                      if data.draw(st.booleans()) else basic_index(x.shape), label="key")
+    assume(not (len(items) == x.ndim and all(i[0] == "int" for i in items)))  # one element
+    shape = fits_into(data.draw, x[numpy_key(items)].shape, leading)
+    value = data.draw(arrays(x.dtype, shape), label="value")
+    matches(adapter, lambda: numpy_apply("setitem", x, numpy_key(items), value),
+            lambda: adapter.apply("setitem", adapter.from_numpy(x), adapter_key(adapter, items),
+                                  adapter.from_numpy(value)))
 
 
 @pytest.mark.spec("LZ-NUM-014")

@@ -182,7 +182,8 @@ class Results:
         Row = dict[str, Any]
         rule_rows: dict[str, Row] = {
             rid: {"level": r.level, "section": r.section, "capability": r.capability,
-                  "status": self.rule_status(rid), **self.by_rule.get(rid, empty)}
+                  "text": r.summary, "status": self.rule_status(rid),
+                  **self.by_rule.get(rid, empty)}
             for rid, r in sorted(rules().items())}
         op_rows: dict[str, Row] = {
             name: {"kind": spec.kind, "status": self.op_status(name),
@@ -237,7 +238,7 @@ class Results:
         if self.selected is not None:  # the ops the chosen rules did not reach say nothing
             by_status.pop("not covered", None)
         summary = ", ".join(f"{len(v)} {k}" for k, v in sorted(by_status.items()))
-        lines.append(f"ops: {summary}")
+        lines.append(f"ops: {summary or 'none checked'}")
         if by_status.get("failed"):
             lines.append(f"ops failed: {' '.join(by_status['failed'])}")
         return lines
