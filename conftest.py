@@ -3,8 +3,11 @@
 The shipped modules whose doctests cannot run in every test process are left out.
 """
 
+import atexit
 import importlib
 import os
+import shutil
+import tempfile
 
 # XLA reads this when JAX starts its CPU client: the test session has 8 CPU devices, so that
 # sharded programs run partitioned over a mesh (tests/scaleout/test_sharding.py), as on 8
@@ -16,8 +19,11 @@ if _FLAG.split("=")[0] not in os.environ.get("XLA_FLAGS", ""):
 # The persistent compile cache is off for the session and the processes it starts: a test that
 # injects a fault into XLA's compile, or times one, must not find a program an earlier run left
 # on disk, and tests never fill the user's cache. tests/persist/test_diskcache.py turns it on, in
-# temporary directories.
+# temporary directories. The secret that signs this user's entries (minilazy.persist.trust) is
+# made in a temporary cache root too, never in the user's.
 os.environ["MINILAZY_CACHE_DIR"] = ""
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="minilazy-tests-")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], ignore_errors=True)
 
 ADAPTERS = "src/minilazy/conformance/adapters"
 

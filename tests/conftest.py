@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import jax
 import pytest
 from hypothesis import HealthCheck, settings
 
@@ -40,3 +41,6 @@ def clean() -> Iterator[None]:
     ml.reset_metrics()
     yield
     ml.set_policy(ml.BarrierPolicy())
+    # minilazy turns JAX's 64-bit mode on around its own calls only (LZ-LOW-002): a test that
+    # leaves it on in this thread breaks that promise for every later test in the process.
+    assert not jax.config.jax_enable_x64, "JAX's 64-bit mode was left on by this test"

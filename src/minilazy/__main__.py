@@ -6,6 +6,8 @@ before anything runs, with argparse's usage line and a message that says what is
 """
 
 import argparse
+import re
+from collections.abc import Callable
 
 from minilazy.core import runtime
 from minilazy.demo import MLP_BATCH, SIZES, main, models
@@ -21,17 +23,38 @@ hits, the graph's size, and the time per step.
 Every model compiles its whole training step once; later steps find it in the cache.
 """
 DEFAULT_STEPS = {"mlp": 300, "cnn": 200, "transformer": 300}
+MAX_STEPS = 1_000_000  # hours of training at a few ms a step: more is a typo, not a run
+MAX_DEVICES = MLP_BATCH  # one example of the batch per device at most
 
 
-def positive(text: str) -> int:
-    """An int >= 1, for argparse: anything else is its usage error, with the reason."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def whole(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``low`` to ``high``, in ASCII digits.
+
+    Anything else (a fraction, ``1e3``, a number past ``high``, other scripts' digits) is
+    argparse's usage error (exit 2), with the reason.
+
+    Example:
+        >>> whole(1, 10)(" 7 ")
+        7
+        >>> whole(1, 10)("99999999999999999999999")
+        Traceback (most recent call last):
+        ...
+        argparse.ArgumentTypeError: must be at most 10, got 99999999999999999999999
+    """
+    def parse(text: str) -> int:
+        found = re.fullmatch(r"\s*([-+]?)0*([0-9]+)\s*", text, flags=re.ASCII)
+        if found is None:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+        sign, digits = found.groups()
+        # Python parses at most 4300 digits: a longer number is out of range, never parsed
+        value = int(sign + digits) if len(digits) <= 18 else (-1 if sign == "-" else 1) * 10**18
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, got {text.strip()}")
+        if value > high:
+            raise argparse.ArgumentTypeError(f"must be at most {high}, got {text.strip()}")
+        return value
+
+    return parse
 
 
 def parser() -> argparse.ArgumentParser:
@@ -40,11 +63,11 @@ def parser() -> argparse.ArgumentParser:
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--model", choices=tuple(DEFAULT_STEPS), default="mlp",
                    help="the model to train (default: mlp)")
-    p.add_argument("--devices", type=positive, default=1, metavar="N",
+    p.add_argument("--devices", type=whole(1, MAX_DEVICES), default=1, metavar="N",
                    help=f"train the mlp data-parallel over N CPU devices; N must divide its "
                         f"batch of {MLP_BATCH} (default: 1)")
-    p.add_argument("--steps", type=positive, default=None, metavar="S",
-                   help="training steps, at least 1 (default: " + ", ".join(
+    p.add_argument("--steps", type=whole(1, MAX_STEPS), default=None, metavar="S",
+                   help=f"training steps, 1 to {MAX_STEPS} (default: " + ", ".join(
                        f"{s} for {m}" for m, s in DEFAULT_STEPS.items()) + ")")
     return p
 
@@ -56,7 +79,7 @@ def run(argv: list[str] | None = None) -> None:
     if args.devices > 1 and args.model != "mlp":
         command.error(f"--devices {args.devices}: only the mlp model trains on several devices")
     if MLP_BATCH % args.devices:
-        usable = [n for n in range(1, 17) if MLP_BATCH % n == 0]
+        usable = [n for n in range(1, MAX_DEVICES + 1) if MLP_BATCH % n == 0]
         command.error(f"--devices {args.devices}: the batch of {MLP_BATCH} must split evenly; "
                       f"use one of {', '.join(map(str, usable))}")
     steps = DEFAULT_STEPS[args.model] if args.steps is None else args.steps

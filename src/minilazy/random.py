@@ -84,10 +84,11 @@ def _check_key(k: object, what: str) -> Tensor:
     return k
 
 
-def _shape(shape: int | Sequence[int], what: str) -> tuple[int, ...]:
+def _shape(shape: int | Sequence[int], what: str, dtype: DType = _U32) -> tuple[int, ...]:
     dims = integers(what, shape)  # NumPy's TypeError for a float or a bool
     if any(d < 0 for d in dims):
         raise ValueError(f"{what}: shape must be non-negative ints, got {shape!r}")
+    dtypes.sized(what, dims, dtype)  # NumPy's size rule: (0, 2**62) is too big, as it says
     if math.prod(dims) >= 1 << 32:
         raise ValueError(f"{what}: at most 2**32 - 1 numbers per call, got shape {dims}")
     return dims
@@ -233,7 +234,7 @@ def uniform(key: Tensor, shape: int | Sequence[int] = (), dtype: DTypeLike = dty
         (dtype('float32'), True)
     """
     d = _float_dtype(dtype, "uniform")
-    u = _unit(_check_key(key, "uniform"), _shape(shape, "uniform"), d)
+    u = _unit(_check_key(key, "uniform"), _shape(shape, "uniform", d), d)
     span = float(np.asarray(maxval, d) - np.asarray(minval, d))  # as jax: in the dtype
     return maximum(u * span + minval, minval)
 
@@ -252,7 +253,7 @@ def normal(key: Tensor, shape: int | Sequence[int] = (),
         True
     """
     d = _float_dtype(dtype, "normal")
-    u = _unit(_check_key(key, "normal"), (2, *_shape(shape, "normal")), d)
+    u = _unit(_check_key(key, "normal"), (2, *_shape(shape, "normal", d)), d)
     return sqrt(log1p(-u[0]) * -2.0) * cos(u[1] * (2 * math.pi))
 
 
@@ -272,10 +273,10 @@ def bernoulli(key: Tensor, p: float | Tensor = 0.5,
     """
     if isinstance(p, Tensor):
         d = _float_dtype(p.dtype, "bernoulli")
-        dims = p.shape if shape is None else _shape(shape, "bernoulli")
+        dims = p.shape if shape is None else _shape(shape, "bernoulli", d)
     else:
         d = dtypes.float32
-        dims = () if shape is None else _shape(shape, "bernoulli")
+        dims = () if shape is None else _shape(shape, "bernoulli", d)
     return _unit(_check_key(key, "bernoulli"), dims, d) < p
 
 

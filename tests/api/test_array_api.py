@@ -153,8 +153,34 @@ def test_dlpack_round_trip():
     assert ml.from_dlpack(t).tolist() == t.tolist()
     with pytest.raises(ValueError, match="copy=False"):
         ml.from_dlpack(np.ones(2), copy=False)
-    with pytest.raises(BufferError):
+
+
+@pytest.mark.parametrize("max_version", [None, (1, 0)])
+def test_dlpack_copy_false_exports_the_buffer_itself_read_only(max_version):
+    # The standard: copy=False never copies, and raises BufferError only where a copy is needed.
+    # A tensor on a CPU device needs none: two exports share its memory, and a later in-place
+    # update (its buffer donated) leaves what was exported as it was.
+    t = ml.asarray(np.arange(6, dtype=np.float32)) * 2
+    t.__dlpack__(copy=False, max_version=max_version)  # the capsule is made; nothing raised
+    a, b = np.from_dlpack(t, copy=False), np.from_dlpack(t, copy=False)
+    assert np.shares_memory(a, b) and not a.flags.writeable
+    assert not np.shares_memory(a, np.from_dlpack(t))  # copy=None: a copy of its own
+    for _ in range(3):
+        t += 1
+        ml.mark_step()
+    np.testing.assert_array_equal(a, np.arange(6) * 2)
+    np.testing.assert_array_equal(t.numpy(), np.arange(6) * 2 + 3)
+
+
+def test_dlpack_copy_false_of_a_split_tensor_is_a_buffer_error():
+    devices = ml.devices("cpu")
+    if len(devices) < 2:
+        pytest.skip("needs 2 CPU devices (conftest.py asks XLA for 8)")
+    mesh = ml.Mesh(devices[:2], ("data",))
+    t = ml.asarray(np.arange(4.0), sharding=(mesh, ("data",)))
+    with pytest.raises(BufferError, match="split over a mesh"):
         t.__dlpack__(copy=False)
+    assert np.from_dlpack(t).tolist() == [0.0, 1.0, 2.0, 3.0]  # a copy is fine
 
 
 # -- dtype functions ----------------------------------------------------------------------------

@@ -243,6 +243,26 @@ def test_special_values_are_the_standards(name: str, dtype: str, mode: str) -> N
     assert _wrong(name, x, got.numpy()) == []
 
 
+# Finite parts past where XLA switches to its large-|z| formulas (about 1e19 in complex64),
+# up to the largest: those formulas read no NaN part.
+HUGE = {"complex64": [1e19, 1e30, 3e38], "complex128": [1e19, 1e300, 1.7e308]}
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", NAMES)
+def test_huge_finite_parts_keep_the_standards_special_values(name: str, dtype: str) -> None:
+    """Every case the standard names, with huge finite parts: ``asinh(NaN + 1e300j)`` is
+    ``NaN + NaN j`` ("a is NaN and b is a nonzero finite number"; it was ``691.47 + NaN j``),
+    and so ``asin``, ``acosh`` and ``acos`` with a NaN beside a huge part."""
+    parts = [0.0, -0.0, 1.0, math.inf, -math.inf, math.nan, *HUGE[dtype],
+             *(-h for h in HUGE[dtype])]
+    x = np.array([complex(a, b) for a in parts for b in parts]).astype(dtype)
+    got = getattr(ml, name)(ml.asarray(x)).numpy()
+    named = [i for i, z in enumerate(x.tolist()) if standard(name, z.real, z.imag) is not None]
+    assert len(named) > 20
+    assert _wrong(name, x[named], got[named]) == []
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_the_reference_interpreter_gives_the_standards_values_too(name: str) -> None:
     for dtype in DTYPES:

@@ -1,7 +1,7 @@
 """One policy for NumPy's functions on a tensor: run lazily in minilazy, or refuse naming the fix.
 
 ``__array_ufunc__`` and ``__array_function__``: every ufunc minilazy has, and every NumPy function
-in ``interop.FUNCTIONS``, gives NumPy's values as a pending Tensor (nothing runs); the rest
+in ``numpy_policy.FUNCTIONS``, gives NumPy's values as a pending Tensor (nothing runs); the rest
 raise ``TypeError`` at the call, naming what to write instead. Nothing is pulled to the host
 but by ``np.asarray`` (an observation).
 """
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy.core.interop import FUNCTIONS, UFUNC_NAMES
+from minilazy.api.numpy_policy import FUNCTIONS, UFUNC_NAMES
 
 pytestmark = pytest.mark.filterwarnings("ignore::minilazy.RecompileWarning")
 A = np.array([[0.5, -1.5, 2.0], [3.0, 0.25, -0.75]])

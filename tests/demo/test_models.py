@@ -83,9 +83,28 @@ def test_devices_is_for_the_mlp_only():
     (["--steps", "-5"], "--steps: must be at least 1, got -5"),
     (["--steps", "ten"], "--steps: expected a whole number, got 'ten'"),
     (["--devices", "0"], "--devices: must be at least 1, got 0"),
-    (["--devices", "3"], "the batch of 128 must split evenly; use one of 1, 2, 4, 8, 16"),
+    (["--devices", "3"], "the batch of 128 must split evenly; use one of 1, 2, 4, 8, 16, 32, 64, "
+                         "128"),
     (["--model", "cnn", "--devices", "2"], "only the mlp model"),
     (["--model", "rnn"], "invalid choice: 'rnn'"),
+    # What the command cannot run is refused too, never a traceback (issue 41): absurd sizes,
+    # other number forms, other scripts' digits, numbers past what Python parses.
+    (["--steps", "99999999999999999999999"], "--steps: must be at most 1000000, got 9999"),
+    (["--steps", "1000001"], "--steps: must be at most 1000000, got 1000001"),
+    (["--steps", "-99999999999999999999999"], "--steps: must be at least 1, got -9999"),
+    (["--steps", "9" * 5000], "--steps: must be at most 1000000"),
+    (["--steps", "1.5"], "--steps: expected a whole number, got '1.5'"),
+    (["--steps", "1e3"], "--steps: expected a whole number, got '1e3'"),
+    (["--steps", "0x10"], "--steps: expected a whole number, got '0x10'"),
+    (["--steps", "\u0663"], "--steps: expected a whole number"),  # an Arabic-Indic 3
+    (["--steps", ""], "--steps: expected a whole number, got ''"),
+    (["--steps", "nan"], "--steps: expected a whole number, got 'nan'"),
+    (["--model", "transformer", "--steps", "99999999999999999999999"], "must be at most"),
+    (["--devices", "99999999999999999999999"], "--devices: must be at most 128"),
+    (["--devices", "256"], "--devices: must be at most 128, got 256"),
+    (["--devices", "-1"], "--devices: must be at least 1, got -1"),
+    (["--devices", "two"], "--devices: expected a whole number, got 'two'"),
+    (["--model", ""], "invalid choice: ''"),
 ])
 def test_the_command_refuses_bad_arguments_before_anything_runs(argv, says, capsys):
     """argparse's exit status 2 and usage line, with a message that says what is allowed."""
@@ -96,6 +115,51 @@ def test_the_command_refuses_bad_arguments_before_anything_runs(argv, says, caps
     err = capsys.readouterr().err
     assert err.startswith("usage: python -m minilazy") and says in err, err
     assert ml.metrics().ops_recorded == 0
+
+
+def test_an_absurd_step_count_is_a_usage_error_from_the_command_line():
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    proc = subprocess.run([sys.executable, "-m", "minilazy", "--steps", "9" * 23],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "must be at most 1000000" in proc.stderr
+
+
+def test_a_second_run_says_it_loaded_the_step_from_the_disk_cache(tmp_path, capsys):
+    """The second ``python -m minilazy`` (a fresh process: nothing in memory) loads the step: it
+    says so, and never claims a compile (it said "1 compile of the whole step")."""
+    ml.set_cache_dir(tmp_path)
+    try:
+        said = []
+        for _ in range(2):
+            ml.clear_cache()  # as a fresh process: the disk cache only
+            run(["--steps", "2"])
+            said.append(capsys.readouterr().out)
+    finally:
+        ml.set_cache_dir(None)
+    assert "(records, compiles: 1 compile of the whole step: " in said[0], said[0]
+    assert "(records, loads: 1 program of the whole step from the disk cache" in said[1], said[1]
+    assert "compile of the whole step" not in said[1]
+    assert "lazy, later steps" in said[1] and "0 compiles, 1 cache hits" in said[1]
+
+
+def test_a_model_loaded_from_the_disk_cache_is_not_counted_as_compiled(tmp_path, capsys):
+    x, y = digits(32)
+    xs, ys = ml.asarray(x), ml.asarray(y)
+    ml.set_cache_dir(tmp_path)
+    try:
+        runs = []
+        for _ in range(2):
+            ml.clear_cache()
+            runs.append(models.fit(models.cnn_loss, models.cnn_params(), lambda i: (xs, ys),
+                                   steps=2, lr=1e-2))
+    finally:
+        ml.set_cache_dir(None)
+    assert (runs[0].first_compiles, runs[0].first_loads) == (1, 0)
+    assert (runs[1].first_compiles, runs[1].first_loads) == (0, 1)
+    models.report(runs[1])
+    out = capsys.readouterr().out
+    assert "(records, 0 compiles, 1 loaded from the disk cache)" in out, out
 
 
 def test_the_help_is_plain_text_with_the_defaults(capsys):

@@ -134,9 +134,9 @@ CHECKS = {"random": _random_ok}  # values no NumPy function makes
 
 def child(out: str) -> None:
     """Run every family with a cold in-memory cache; save the values, print the counters."""
-    from minilazy.persist import diskcache
+    from minilazy.persist import keys
 
-    found: dict[str, object] = {"source": diskcache._fingerprint()}
+    found: dict[str, object] = {"source": keys._fingerprint()}
     values: dict[str, np.ndarray] = {}
     for name, (program, _) in FAMILIES.items():
         ml.clear_cache()
@@ -177,11 +177,11 @@ def test_every_family_is_read_back_by_a_fresh_process_and_runs(tmp_path: Path) -
     wrong = []
     for name, (_, expect) in FAMILIES.items():
         compiles, hits, writes, fallbacks = cold[name]
-        assert compiles > 0, f"{name}: nothing compiled"
+        assert compiles + hits > 0, f"{name}: no program made"
         # Every program of every family is kept on CPU (or was, by an earlier family), and is
-        # read back, never lowered again.
-        assert writes + hits == compiles, f"{name}: cold run {cold[name]}"
-        assert warm[name] == [compiles, compiles, 0, fallbacks], f"{name}: warm run {warm[name]}"
+        # loaded back, never lowered or compiled again.
+        assert writes == compiles, f"{name}: cold run {cold[name]}"
+        assert warm[name] == [0, compiles + hits, 0, fallbacks], f"{name}: warm run {warm[name]}"
         got = [warm_values[f"{name}|{i}"] for i in range(len(warm_values))
                if f"{name}|{i}" in warm_values]
         for i, g in enumerate(got):

@@ -302,6 +302,15 @@ def test_the_process_that_failed_first_is_named(tmp_path, capsys):
     (["--grace", "nan"], "--grace must be > 0"),
     (["--timeout", "-1"], "--timeout must be > 0"),
     (["--devices-per-process", "0"], "--devices-per-process must be >= 1"),
+    # Absurd, negative and non-numeric values: usage errors too, never a run or a traceback.
+    (["-n", "99999999999999999999999"], f"at most {ml_launch.MAX_PROCESSES}"),
+    (["-n", "1.5"], "invalid int value: '1.5'"),
+    (["--devices-per-process", "99999999999999999999"],
+     f"at most {ml_launch.MAX_DEVICES_PER_PROCESS}"),
+    (["--devices-per-process", "-2"], "--devices-per-process must be >= 1"),
+    (["--timeout", "nan"], "--timeout must be > 0"),
+    (["--timeout", "ten"], "invalid float value: 'ten'"),
+    (["--grace=-1e999"], "--grace must be > 0"),
 ])
 def test_bad_arguments_are_usage_errors(tmp_path, capsys, args, message):
     with pytest.raises(SystemExit) as e:

@@ -170,6 +170,45 @@ def test_the_partitioned_program_has_the_collectives(mesh):
     assert "all-reduce" in hlo and "num_partitions=8" in hlo
 
 
+def test_programs_over_cpu_devices_run_one_at_a_time(mesh, monkeypatch):
+    # XLA:CPU's pool has as many threads as devices and starts devices' parts in no fixed order:
+    # with two such programs in flight, the second could hold every thread while the first's
+    # collective waited, until XLA aborted the process. The next one starts only when the last
+    # one has finished (each program's outputs are ready when the next one is called).
+    from minilazy.core import runtime
+
+    ready, last = [], []
+    real = runtime.compiled
+
+    def watched(executable, donated):
+        c = real(executable, donated)
+        inner = c.executable
+
+        def run(*args):
+            ready.append(all(o.is_ready() for o in last))
+            last[:] = inner(*args)
+            return last[:]
+
+        c.executable = run
+        return c
+
+    monkeypatch.setattr(runtime, "compiled", watched)
+    w = ml.asarray(np.eye(256, dtype=np.float32), sharding=(mesh, ("data", None)))
+    for _ in range(6):
+        for _ in range(8):
+            w = ml.tanh(w @ w.T + 0.5)
+        ml.mark_step()
+    assert len(ready) == 6 and all(ready)
+    np.testing.assert_allclose(w.numpy().sum(), _steps_in_numpy(6), rtol=1e-3)
+
+
+def _steps_in_numpy(steps):
+    w = np.eye(256, dtype=np.float32)
+    for _ in range(steps * 8):
+        w = np.tanh(w @ w.T + 0.5)
+    return w.sum()
+
+
 def test_a_sharding_change_compiles_and_says_why(mesh, grid):
     a = np.ones((8, 4), np.float32)
     ml.sync(ml.asarray(a, sharding=(mesh, ("data", None))) * 2.0)

@@ -33,7 +33,7 @@ from minilazy.api.elementwise import (
 )
 from minilazy.api.keywords import keywords
 from minilazy.api.reductions import sum as reduce_sum
-from minilazy.api.shaping import concat
+from minilazy.api.shaping import broadcast_to, concat
 from minilazy.core import dtypes
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import normalize_axis
@@ -218,8 +218,9 @@ def diff(x: TensorLike, /, *, axis: int = -1, n: int = 1, prepend: TensorLike | 
          append: TensorLike | None = None) -> Tensor:
     """The ``n``-th forward difference along ``axis``: ``x[i + 1] - x[i]``, ``n`` times.
 
-    ``prepend`` and ``append`` are joined to ``x`` along ``axis`` first (not when ``n`` is 0:
-    ``x`` itself then, as in NumPy). Booleans differ by ``!=``, as in NumPy.
+    ``prepend`` and ``append`` are joined to ``x`` along ``axis`` first (a number or 0-d one
+    as a slice of that value; not when ``n`` is 0: ``x`` itself then, whatever ``axis``, as in
+    NumPy). Booleans differ by ``!=``, as in NumPy.
 
     Example:
         >>> import minilazy as ml
@@ -227,14 +228,17 @@ def diff(x: TensorLike, /, *, axis: int = -1, n: int = 1, prepend: TensorLike | 
         [2, 2]
     """
     x = tensor(x, device_of(x, prepend, append))
+    if n == 0:  # NumPy returns x itself then, prepend, append and axis unread
+        return x
     if n < 0:
         raise ValueError(f"diff: n must be >= 0, got {n}")
     ax = normalize_axis("diff", axis, x.ndim)
-    if n == 0:  # NumPy returns x itself then, prepend and append ignored
-        return x
-    parts = [tensor(t, x.device) for t in (prepend, x, append) if t is not None]
+    ends = [tensor(t, x.device) if t is not None else None for t in (prepend, append)]
+    ends = [broadcast_to(t, (*x.shape[:ax], 1, *x.shape[ax + 1:])) if t is not None and
+            t.ndim == 0 else t for t in ends]  # a 0-d end is a slice of its value, as NumPy's
+    parts = [t for t in (ends[0], x, ends[1]) if t is not None]
     out = concat(parts, axis=ax) if len(parts) > 1 else x
-    for _ in range(n):
+    for _ in range(min(n, out.shape[ax])):  # then empty, and it stays so: never loop 2**62 times
         head = (slice(None),) * ax
         later, earlier = out[(*head, slice(1, None))], out[(*head, slice(None, -1))]
         out = not_equal(later, earlier) if out.dtype == dtypes.bool_ else later - earlier

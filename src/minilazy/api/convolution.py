@@ -69,6 +69,11 @@ def conv(x: TensorLike, w: TensorLike, /, *, stride: IntOrInts = 1,
         raise ValueError(f"conv: groups must be >= 1, got {groups}")
     attrs = Conv(_per_axis("stride", stride, nd, 1), _padding(padding, nd), (1,) * nd,
                  _per_axis("dilation", dilation, nd, 1), groups, 1)
+    # XLA's extents are int64: a padded input or a stride past it would fail at the barrier
+    spans = zip(x.shape[2:], attrs.padding, attrs.strides)
+    if any(max(n + lo + hi, s) >> 63 for n, (lo, hi), s in spans):
+        raise ValueError(f"conv: padding {attrs.padding} or stride {attrs.strides} of "
+                         f"{describe(x._node)} makes an extent past int64")
     return record(Op.CONV, (x._node, as_node(w, x.device)), attrs, x.device)
 
 

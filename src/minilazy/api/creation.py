@@ -19,9 +19,9 @@ from minilazy.api.keywords import keywords
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.core.device import Mesh, checked
-from minilazy.core.dtypes import DType, DTypeLike, Number, Scalar
+from minilazy.core.dtypes import DType, DTypeLike, Number, Scalar, sized
 from minilazy.core.host import host_array, host_data
-from minilazy.core.infer import integers, sized
+from minilazy.core.infer import integers
 from minilazy.core.ir import Device, DeviceError, Node, Op
 from minilazy.core.scalars import scalar
 from minilazy.core.tensor import Tensor, TensorLike, record
@@ -65,6 +65,10 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
     device receives its part; the tensor's device is then the default device if it is on the
     mesh (in every process of a multi-process run, a device of its own), else the mesh's first.
 
+    ``copy=False`` never copies, as NumPy 2 and the standard say: it takes a tensor as it is
+    and raises ``ValueError`` where a copy is needed (host data, which a device buffer never
+    shares; another ``dtype`` or ``device``).
+
     Example:
         >>> import minilazy as ml
         >>> ml.asarray([1, 2, 3]).dtype
@@ -76,6 +80,10 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
         (None, None)
     """
     d = None if dtype is None else dtypes.canonical(dtype)
+    if copy is False and not (isinstance(obj, Tensor) and d in (None, obj.dtype)
+                              and device in (None, obj.device)):
+        raise ValueError(f"asarray: copy=False, but {_what(obj, d, device)} needs a copy "
+                         "(pass copy=None to copy only where needed)")
     if isinstance(obj, Tensor):
         t = obj if device is None else obj.to(device)
         if d is not None and d != t.dtype:
@@ -94,6 +102,13 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
         raise DeviceError(f"asarray: device {dev} is not one of the mesh's devices "
                           f"[{', '.join(map(str, mesh.devices))}]")
     return Tensor(placed_data(obj, d, mesh, spec), dev)
+
+
+def _what(obj: Any, dtype: DType | None, device: Device | None) -> str:
+    if not isinstance(obj, Tensor):
+        return f"host data ({type(obj).__name__}), copied to the device,"
+    return f"a {obj.dtype} tensor " + (f"made {dtype}" if dtype not in (None, obj.dtype)
+                                        else f"moved to {device}")
 
 
 def device_of(*xs: object) -> Device | None:
@@ -254,6 +269,10 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
            dtype: DTypeLike | None = None, device: Device | None = None) -> Tensor:
     """Evenly spaced values in ``[start, stop)``, like ``np.arange``.
 
+    NumPy's recipe, for every dtype: the first two values are ``start`` and ``start + step``
+    converted to ``dtype`` (with NumPy's errors), the rest ``start + i * delta`` with ``delta``
+    their difference in ``dtype``: ``arange(5, 1, -0.5, dtype=int64)`` counts 5, 4, 3, ...
+
     Example:
         >>> import minilazy as ml
         >>> ml.arange(5).tolist()
@@ -264,7 +283,7 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
     if stop is None:
         start, stop = 0, start
     if step == 0:
-        raise ValueError("arange: step must not be zero")
+        raise ZeroDivisionError("arange: step must not be zero")  # NumPy's error
     if dtype is None:  # NumPy's: the values' own dtypes, at least int64 or float64
         d = dtypes.canonical(np.result_type(*map(_default_dtype, (start, stop, step)), np.int64))
     else:
@@ -275,29 +294,21 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
     elif math.isinf(q):
         raise ValueError(f"arange: Maximum allowed size exceeded ({start}, {stop}, {step})")
     n = max(0, math.ceil(q))
-    step = step if n > 1 else 0  # one value is start: 0 * inf would make it nan
     if d == dtypes.bool_ and n > 2:
         raise TypeError("arange() is only supported for booleans when the result has at most "
                         "length 2.")
-    work = dtypes.int64 if d == dtypes.bool_ else d  # XLA has no bool iota
+    # XLA has no bool iota; NumPy fills float16 in float32
+    work = {dtypes.bool_: dtypes.int64, dtypes.float16: dtypes.float32}.get(d, d)
+    first = np.zeros(2, d)  # NumPy's own conversion, its errors (OverflowError) included
+    if n:
+        first[0] = start
+        first[1] = start + step if n > 1 else first[0]  # one value: 0 * inf would be nan
+    start0, delta = first[:1].astype(work), np.diff(first.astype(work))  # (integers wrap)
     dev = _device(device, "arange")
     i = _iota((n,), 0, work, dev)
-    scaled = record(Op.MUL, (i._node, _wrapped(step, work)), NONE, dev)
-    out = record(Op.ADD, (scaled._node, _param(start, work)), NONE, dev)  # NumPy's OverflowError
+    scaled = record(Op.MUL, (i._node, _param(delta.item(), work)), NONE, dev)
+    out = record(Op.ADD, (scaled._node, _param(start0.item(), work)), NONE, dev)
     return out if work == d else record(Op.CONVERT, (out._node,), Cast(dtypes.CODE[d]), dev)
-
-
-def _wrapped(value: Scalar, dtype: DType) -> Node:
-    """``value`` as a parameter of ``dtype``, integers wrapping around as NumPy's arange does.
-
-    A step of -1 in uint8 is 255: start + i * 255 counts down, modulo 256.
-    """
-    if dtype in dtypes.INTEGER and isinstance(value, int):
-        bits = dtype.itemsize * 8
-        value %= 1 << bits
-        if dtype in dtypes.SIGNED and value >= 1 << (bits - 1):
-            value -= 1 << bits
-    return _param(value, dtype)
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,
@@ -309,15 +320,17 @@ def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLi
         >>> ml.eye(2, dtype=ml.int8).tolist()
         [[1, 0], [0, 1]]
     """
-    shape = _shape((n_rows, n_rows if n_cols is None else n_cols))
+    d = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.canonical(dtype)
+    m, n = sized("eye", _shape((n_rows, n_rows if n_cols is None else n_cols)), d)
     # A diagonal beyond the matrix is no diagonal: clamped, any int k fits the int64 parameter
-    k = max(-shape[0], min(operator.index(k), shape[1]))
+    k = max(-m, min(operator.index(k), n))
     dev = _device(device, "eye")
-    rows = _iota(shape, 0, dtypes.int64, dev)
-    cols = _iota(shape, 1, dtypes.int64, dev)
+    if not m * n:  # no int64 positions for an empty one: (0, 2**62) of int8 exists
+        return full((m, n), 0, dtype=d, device=dev)
+    rows = _iota((m, 1), 0, dtypes.int64, dev)  # a column and a row of positions, compared by
+    cols = _iota((1, n), 1, dtypes.int64, dev)  # broadcasting: no int64 matrix beside the result
     shifted = record(Op.ADD, (rows._node, _param(k, dtypes.int64)), NONE, dev)
     diag = record(Op.EQ, (shifted._node, cols._node), NONE, dev)
-    d = dtypes.DEFAULT_FLOAT if dtype is None else dtypes.canonical(dtype)
     return record(Op.CONVERT, (diag._node,), Cast(dtypes.CODE[d]), dev)
 
 

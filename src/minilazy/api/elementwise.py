@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
+
 from minilazy.api.creation import device_of, tensor
 from minilazy.api.keywords import keywords
 from minilazy.core import dtypes
@@ -142,12 +144,16 @@ def signbit(x: TensorLike, /) -> Tensor:
 def positive(x: TensorLike, /) -> Tensor:
     """+x: the same values (a new handle, so in-place ops on it do not touch ``x``).
 
+    Numeric dtypes only: ``+`` of a boolean is NumPy's and the standard's ``TypeError``.
+
     Example:
         >>> import minilazy as ml
         >>> ml.positive(ml.asarray([-1])).tolist()
         [-1]
     """
     x = tensor(x)
+    if x.dtype == dtypes.bool_:
+        raise TypeError("positive: not defined for dtype bool (NumPy has no loop for it)")
     return Tensor(x._node, x.device)
 
 
@@ -210,12 +216,19 @@ def clip(x: TensorLike, /, min: TensorLike | None = None, max: TensorLike | None
          ) -> Tensor:
     """``x`` limited to ``[min, max]``; the result keeps ``x``'s dtype.
 
+    A Python int bound beyond an integer ``x``'s range that cannot bite (``min=-1`` for
+    ``uint8``) is no bound, as NumPy's; one that would raises ``OverflowError``.
+
     Example:
         >>> import minilazy as ml
         >>> ml.clip(ml.asarray([-1, 5, 9]), 0, 6).tolist()
         [0, 5, 6]
     """
     out = x = tensor(x, device_of(x, min, max))
+    if x.dtype in dtypes.INTEGER:
+        info = np.iinfo(x.dtype)
+        min = None if type(min) is int and min < info.min else min
+        max = None if type(max) is int and max > info.max else max
     if min is not None:
         out = binary(Op.MAXIMUM, out, min)
     if max is not None:

@@ -69,8 +69,8 @@ def logsumexp(x: TensorLike, /, *, axis: int | Sequence[int] | None = None,
     """``log(sum(exp(x)))`` over ``axis`` (all axes when None), as SciPy's, stably.
 
     The maximum is subtracted before ``exp`` and added back (an infinite maximum is not, so
-    ``-inf`` rows give ``-inf`` and ``inf`` gives ``inf``, not NaN). Integers become the
-    default float.
+    ``-inf`` rows give ``-inf`` and ``inf`` gives ``inf``, not NaN); a sum of no element is
+    ``-inf``, as SciPy's. Integers become the default float.
 
     Example:
         >>> import minilazy as ml
@@ -79,6 +79,8 @@ def logsumexp(x: TensorLike, /, *, axis: int | Sequence[int] | None = None,
     """
     t = _floating("logsumexp", x)
     axes = normalize_axes("logsumexp", axis, t.ndim)
+    if any(t.shape[a] == 0 for a in axes):  # no maximum to subtract: log(0) = -inf
+        return log(reduce_sum(exp(t), axis=axes, keepdims=keepdims))
     top = reduce_max(t, axis=axes, keepdims=True)
     top = where(isinf(top), 0.0, top)  # a row of infinities: no inf - inf
     out = log(reduce_sum(exp(t - top), axis=axes, keepdims=True)) + top

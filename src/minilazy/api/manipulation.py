@@ -9,11 +9,12 @@ data, reads the counts on the host (a counted host fallback). Never imports jax.
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Sequence
 
 import numpy as np
 
-from minilazy.api.creation import device_of, tensor, tensors
+from minilazy.api.creation import device_of, full, tensor, tensors
 from minilazy.api.keywords import keywords
 from minilazy.api.shaping import broadcast_to, concat, permute_dims, reshape, take
 from minilazy.core import dtypes
@@ -30,6 +31,13 @@ def _axes(name: str, axes: int | Sequence[int], ndim: int, unique: bool = True
     if unique and len(set(out)) != len(out):
         raise ValueError(f"{name}: repeated axis in {axes}")
     return out
+
+
+def _c_long(n: int) -> int:
+    """``n`` if it fits in int64, else NumPy's ``OverflowError`` for a count (tile, repeat)."""
+    if not -(1 << 63) <= n < 1 << 63:
+        raise OverflowError(f"Python int too large to convert to C long: {n}")
+    return n
 
 
 def moveaxis(x: TensorLike, source: int | tuple[int, ...], destination: int | tuple[int, ...], /
@@ -110,6 +118,8 @@ def unstack(x: TensorLike, /, *, axis: int = 0) -> tuple[Tensor, ...]:
     """
     x = tensor(x)
     a = normalize_axis("unstack", axis, x.ndim)
+    if x.shape[a] > sys.maxsize // 8:  # more than a tuple can hold: (0, 2**62) exists
+        raise MemoryError(f"unstack: {x.shape[a]} tensors along axis {a} of {x.shape}")
     head = (slice(None),) * a
     return tuple(x[(*head, i)] for i in range(x.shape[a]))
 
@@ -125,16 +135,19 @@ def tile(x: TensorLike, repetitions: tuple[int, ...], /) -> Tensor:
         [[1, 2, 1, 2], [1, 2, 1, 2]]
     """
     x = tensor(x)
-    reps = tuple(operator.index(r) for r in repetitions)
+    reps = tuple(_c_long(operator.index(r)) for r in repetitions)
     if any(r < 0 for r in reps):
         raise ValueError(f"tile: repetitions must be >= 0, got {repetitions}")
     n = max(len(reps), x.ndim)
     reps = (1,) * (n - len(reps)) + reps
     shape = (1,) * (n - x.ndim) + x.shape
+    out = tuple(r * d for r, d in zip(reps, shape))
+    if 0 in out:  # made directly: (r, d) beside it may be too big ((2**62, 0) of an empty x)
+        return full(out, 0, dtype=x.dtype, device=x.device)
     # (r0, d0, r1, d1, ...): each repetition is an outer axis next to the axis it repeats.
     interleaved = reshape(x, tuple(v for d in shape for v in (1, d)))
     spread = broadcast_to(interleaved, tuple(v for r, d in zip(reps, shape) for v in (r, d)))
-    return reshape(spread, tuple(r * d for r, d in zip(reps, shape)))
+    return reshape(spread, out)
 
 
 @keywords
@@ -168,13 +181,16 @@ def repeat(x: TensorLike, repeats: TensorLike, /, *, axis: int | None = None) ->
                              f"axis {axis} ({x.shape[a]}), got shape {counts.shape}")
         index = np.repeat(np.arange(x.shape[a]), np.broadcast_to(counts, (x.shape[a],)))
         return take(x, index, axis=a)
-    r = operator.index(np.asarray(repeats).item())  # an int, a 0-d array...
+    r = _c_long(operator.index(np.asarray(repeats).item()))  # an int, a 0-d array...
     if r < 0:
         raise ValueError(f"repeat: repeats must be >= 0, got {r}")
+    out = x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:]
+    if 0 in out:  # made directly: (d, r) may be too big for an empty x ((0, 2**62) of float64)
+        return full(out, 0, dtype=x.dtype, device=x.device)
     # (..., d, 1, ...) -> (..., d, r, ...) -> (..., d * r, ...): each element, r times in a row.
     split = x.shape[:a + 1] + (1,) + x.shape[a + 1:]
     spread = broadcast_to(reshape(x, split), x.shape[:a + 1] + (r,) + x.shape[a + 1:])
-    return reshape(spread, x.shape[:a] + (x.shape[a] * r,) + x.shape[a + 1:])
+    return reshape(spread, out)
 
 
 @keywords
@@ -182,8 +198,8 @@ def roll(x: TensorLike, /, shift: int | tuple[int, ...], *,
          axis: int | tuple[int, ...] | None = None) -> Tensor:
     """``x`` with elements shifted by ``shift`` along ``axis``, wrapping around the end.
 
-    ``axis`` None rolls the flattened ``x`` and reshapes it back.
-    Two slices and a concat per axis: no gather.
+    ``axis`` None rolls the flattened ``x`` and reshapes it back; ``shift`` and ``axis``
+    broadcast against each other, as NumPy's. Two slices and a concat per axis: no gather.
 
     Example:
         >>> import minilazy as ml
@@ -194,8 +210,13 @@ def roll(x: TensorLike, /, shift: int | tuple[int, ...], *,
     if axis is None:
         return reshape(roll(reshape(x, (-1,)), shift, axis=0), x.shape)
     axes = _axes("roll", axis, x.ndim, unique=False)  # as NumPy, a repeated axis rolls twice
-    given = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,) * len(axes)
+    given = tuple(shift) if isinstance(shift, (tuple, list)) else (shift,)
     shifts = tuple(operator.index(s) for s in given)  # huge ones too: only s % n matters
+    # broadcast against each other, as NumPy's: roll(x, (1, 2), axis=0) rolls axis 0 by 3
+    if len(shifts) == 1:
+        shifts *= len(axes)
+    elif len(axes) == 1:
+        axes = tuple(axes) * len(shifts)
     if len(shifts) != len(axes):
         raise ValueError(f"roll: shift {shift} and axis {axis} must have the same length")
     out = x

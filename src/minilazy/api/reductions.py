@@ -199,24 +199,59 @@ def _count(name: str, x: Tensor, axis: Axes) -> int:
     return math.prod(x.shape[a] for a in _axes(name, x, axis))
 
 
+def _quotient(total: Tensor, n: float, d: DType) -> Tensor:
+    """NumPy's ``true_divide(total, n, casting="unsafe")`` into ``d``: an integer truncates.
+
+    The quotient is taken in float64 (complex128 for complex ``d``), as NumPy's is.
+    """
+    wide = dtypes.complex128 if d in dtypes.COMPLEX else dtypes.float64
+    return astype(binary(Op.DIV, astype(total, wide, copy=False), n), d, copy=False)
+
+
+def _in_dtype(x: Tensor, axis: Axes, d: DType, correction: float | None, keepdims: bool,
+              name: str) -> Tensor:
+    """NumPy's ``mean`` (``correction`` None) or ``var`` with ``dtype=d``: every sum in ``d``."""
+    n = _count(name, x, axis)
+    m = _quotient(sum(x, axis=axis, dtype=d, keepdims=correction is not None or keepdims), n, d)
+    if correction is None:
+        return m
+    c = binary(Op.SUB, x, m)  # in x's and d's common dtype (bool - bool: NumPy's TypeError)
+    sq = binary(Op.MUL, c, record(Op.CONJ, (c._node,), NONE, c.device))
+    sq = record(Op.REAL, (sq._node,), NONE, c.device) if sq.dtype in dtypes.COMPLEX else sq
+    return _quotient(sum(sq, axis=axis, dtype=d, keepdims=keepdims),
+                     n - correction if n > correction else 0.0, d)
+
+
 @keywords
-def mean(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False) -> Tensor:
+def mean(x: TensorLike, /, *, axis: Axes = None, keepdims: bool = False,
+         dtype: DTypeLike | None = None) -> Tensor:
     """Arithmetic mean over ``axis`` (integers give float64, as NumPy).
+
+    ``dtype`` (NumPy's, beyond the standard) sums in ``dtype`` and gives the quotient in it,
+    as NumPy does: an integer ``dtype`` truncates (``mean([1, 2], dtype=int64)`` is 1).
 
     Example:
         >>> import minilazy as ml
         >>> ml.mean(ml.asarray([1, 2, 3, 4])).item()
         2.5
+        >>> ml.mean(ml.asarray([1, 2, 4]), dtype=ml.int64).item()
+        2
     """
     x = tensor(x)
+    if dtype is not None:
+        return _in_dtype(x, axis, dtypes.canonical(dtype), None, keepdims, "mean")
     acc, out = _mean_dtypes(x)
     total = _reduce(Op.SUM, astype(x, acc, copy=False), axis, keepdims, "mean")
     return astype(binary(Op.DIV, total, _count("mean", x, axis)), out, copy=False)
 
 
-def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) -> Tensor:
+def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str,
+         dtype: DTypeLike | None = None) -> Tensor:
     if x.dtype in dtypes.COMPLEX:  # the standard's var and std take real dtypes only
-        raise TypeError(f"{name}: not defined for complex dtypes, got {describe(x._node)}")
+        raise TypeError(f"{name}: not defined for complex dtypes, got {describe(x._node)}; "
+                        "NumPy's variance of it is var(real(x)) + var(imag(x))")
+    if dtype is not None:
+        return _in_dtype(x, axis, dtypes.canonical(dtype), correction, keepdims, name)
     acc, out = _mean_dtypes(x)
     xa = astype(x, acc, copy=False)
     n = _count(name, x, axis)
@@ -228,8 +263,11 @@ def _var(x: Tensor, axis: Axes, correction: float, keepdims: bool, name: str) ->
 
 @keywords
 def var(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
-        keepdims: bool = False) -> Tensor:
+        keepdims: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """Variance over ``axis``: ``sum((x - mean)**2) / (n - correction)``, as NumPy computes it.
+
+    ``dtype`` (NumPy's, beyond the standard): the mean and both sums in ``dtype``, each
+    quotient converted to it, as NumPy does (an integer ``dtype`` truncates both).
 
     Example:
         >>> import minilazy as ml
@@ -237,13 +275,16 @@ def var(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         1.25
     """
     x = tensor(x)
-    return _var(x, axis, correction, keepdims, "var")
+    return _var(x, axis, correction, keepdims, "var", dtype)
 
 
 @keywords
 def std(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
-        keepdims: bool = False) -> Tensor:
-    """Standard deviation over ``axis``: ``sqrt(var(x))``.
+        keepdims: bool = False, dtype: DTypeLike | None = None) -> Tensor:
+    """Standard deviation over ``axis``: ``sqrt(var(x))`` (``dtype``: as in :func:`var`).
+
+    An integer or boolean ``dtype`` truncates the root of a single variance, and raises
+    ``TypeError`` for several, as NumPy does (its square root cannot write into them).
 
     Example:
         >>> import minilazy as ml
@@ -251,5 +292,10 @@ def std(x: TensorLike, /, *, axis: Axes = None, correction: int | float = 0,
         1.0
     """
     x = tensor(x)
-    v = _var(x, axis, correction, keepdims, "std")
-    return record(Op.SQRT, (v._node,), NONE, v.device)
+    v = _var(x, axis, correction, keepdims, "std", dtype)
+    if v.dtype in dtypes.INEXACT:
+        return record(Op.SQRT, (v._node,), NONE, v.device)
+    if v.ndim:
+        raise TypeError(f"std: NumPy cannot write the square roots into dtype {v.dtype} (it "
+                        f"can for one value); take std(x).astype({v.dtype}) instead")
+    return astype(record(Op.SQRT, (astype(v, dtypes.float64)._node,), NONE, v.device), v.dtype)

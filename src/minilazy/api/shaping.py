@@ -242,9 +242,11 @@ def _band(name: str, x: Tensor, k: int, lower: bool) -> Tensor:
         raise ValueError(f"{name}: x must have at least two dimensions, got {describe(x._node)}")
     m, n = x.shape[-2:]
     k = max(-m, min(n, operator.index(k)))  # the same band, and a k that fits in int64
-    above = _counting((m, n), 1, x) - _counting((m, n), 0, x)  # column - row: the diagonal's k
-    # k is a Python int, so a scalar parameter: another diagonal reuses the compiled program
-    keep = above <= k if lower else above >= k
+    # Row and column positions, compared by broadcasting (no int64 matrix beside x; the
+    # positions obey the size rule, as NumPy's own aranges do). k is a Python int, so a scalar
+    # parameter: another diagonal reuses the compiled program.
+    diagonal, cols = _counting((m, 1), 0, x) + k, _counting((1, n), 1, x)
+    keep = cols <= diagonal if lower else cols >= diagonal
     return where(keep, x, False if x.dtype == dtypes.bool_ else 0)
 
 

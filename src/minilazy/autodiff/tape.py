@@ -39,9 +39,10 @@ class Tape:
     """The backward graph of one forward structure, with what it was recorded for.
 
     Attributes:
-        structure: the forward graph's digests, wiring and targets, the device, and whether 0
-            and 1 are baked in (``special_scalars``); compared in full on a hit, so two
-            structures whose keys collide never share a tape.
+        structure: the forward graph's structure (each node's op, attributes, shape and dtype,
+            the wiring, the device: :attr:`minilazy.core.cut.Cut.structure`), the targets, and
+            whether 0 and 1 are baked in (``special_scalars``); compared by value on a hit, so
+            two structures whose keys collide never share a tape.
         steps: the backward nodes in post-order, operands before users.
         results: the ref of each gradient.
     """
@@ -102,7 +103,7 @@ def clear_cache() -> None:
     Taped backward passes are forgotten too (the next gradient runs the VJP rules). For
     measurements and tests that must start cold (the conformance oracle does, before each
     spec test); a program in use keeps running. The persistent cache keeps its entries: with
-    it on, such a compile may be a read from disk (counted in ``disk_hits`` too).
+    it on, the next barrier may read the program from disk (``disk_hits``, not ``compiles``).
 
     Example:
         >>> import minilazy as ml
@@ -147,9 +148,10 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
     if origins and any(n in origins for n in order if n.op is Op.DATA):
         return _run_rules(out, wrt, _through(out._node, origins), origins)
     policy = current_policy()
-    structure = (forward.structure, tuple([index.get(t, -1) for t in wrt]),
-                 policy.special_scalars)  # (the one setting that changes what is recorded)
-    key = hash(structure)
+    targets = tuple([index.get(t, -1) for t in wrt])
+    # (special_scalars: the one setting that changes what is recorded)
+    structure = (forward.structure, targets, policy.special_scalars)
+    key = hash((forward.key, targets, policy.special_scalars))  # finds; `structure` decides
     tape = TAPES.get(key)
     if tape is not None and tape.structure == structure and not policy.eager:
         return _replay(tape, order, out.device)

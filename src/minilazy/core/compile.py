@@ -68,27 +68,27 @@ class CompileCache:
         """Compile ``c`` and cache it, evicting the least recently used entry when full.
 
         With a :class:`Store` (the persistent cache, :mod:`minilazy.persist`), a program compiled
-        by an earlier process is read from it instead (a disk hit, still one of ``compiles``: a
-        program the in-memory cache had to make), and a new one is written there.
+        by an earlier process is loaded from it instead (a disk hit: one of ``disk_hits``, never
+        of ``compiles``, which counts XLA's compiles), and a new one is written there.
         """
         start = time.perf_counter()
         entry = None if self.store is None else self.store.load(c, donated)
-        traced = 0.0
-        if entry is None:
+        if entry is not None:
+            COUNTERS.disk_hits += 1
+            COUNTERS.load_seconds += time.perf_counter() - start
+        else:
             begin = time.perf_counter()
             lowered = lowering.lower(c, donated)
             traced = time.perf_counter() - begin
             entry = runtime.compile_lowered(lowered, c.device, donated)
-            if self.store is not None and self.store.save(c, donated, entry):
-                COUNTERS.disk_writes += 1
+            seconds = time.perf_counter() - start - traced  # with a disk miss: a file not found
+            COUNTERS.compiles += 1
+            COUNTERS.compile_seconds += seconds
+            COUNTERS.compile_times.append(seconds)
             COUNTERS.trace_seconds += traced
             COUNTERS.trace_times.append(traced)
-        else:
-            COUNTERS.disk_hits += 1
-        seconds = time.perf_counter() - start - traced
-        COUNTERS.compiles += 1
-        COUNTERS.compile_seconds += seconds
-        COUNTERS.compile_times.append(seconds)
+            if self.store is not None and self.store.save(c, donated, entry):
+                COUNTERS.disk_writes += 1
         entry.structure = c.structure
         self._entries[(c.key, donated)] = entry
         while len(self._entries) > self.capacity:

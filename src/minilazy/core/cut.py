@@ -5,7 +5,8 @@ giving every node a position; the leaves it meets are the program's *parameters*
 met. The cache key hashes each node's structural digest (made at record time), the operand positions
 and the device: never data, so new values reuse the compiled program, and ``x + x`` (one parameter)
 and ``x + y`` (two) get different keys. Python's ``hash`` of ints and tuples is the same in every
-process (only ``str`` hashing is salted), so keys are too. Never imports jax.
+process (only ``str`` hashing is salted), so keys are too. A key only finds a program: before one
+is reused, the structure itself is compared, by value (``hash(-1) == hash(-2)``). Never imports jax.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import Device, Node, Op
 
 _digest: Final = attrgetter("digest")
+_exact: Final = attrgetter("exact")  # what decides a node's part of a program (by value)
 # Most scalar parameters that travel packed into arrays (measured: 100 packed scalars compile in
 # 0.15 s against 0.07 s as separate arguments, 400 in 4.7 s against 0.7 s).
 PACK_LIMIT: Final = 64
@@ -45,8 +47,9 @@ class Cut:
         outputs: the position in ``order`` of each root.
         device: where the program runs.
         key: the cache key: structure, attributes, shapes, dtypes, wiring, device.
-        structure: what ``key`` hashes (digests, wiring, outputs, device): a cache hit is
-            checked against it, so two structures whose keys collide never share a program.
+        structure: what decides the program, by value: each node's op, attributes, shape and
+            dtype, the wiring, the outputs and the device. A cache hit is checked against it, so
+            two structures whose keys (or digests) collide never share a program.
         edges: how many operand references the nodes of ``order`` hold (each node's operands
             are in ``order`` too): what a barrier needs to tell whether anything outside the
             cut still references its nodes before it donates their buffers.
@@ -196,8 +199,8 @@ def walk(roots: Sequence[Node], device: Device) -> Cut:
     # The wiring, flat: each node's digest fixes its arity, so the flat list reads back uniquely.
     edges = tuple([index[o] for n in order for o in n.operands])
     outputs = tuple([index[r] for r in roots])
-    structure = (tuple([n.digest for n in order]), edges, outputs, device.code)
-    key = hash(structure)
+    key = hash((tuple(map(_digest, order)), edges, outputs, device.code))
+    structure = (tuple(map(_exact, order)), edges, outputs, device)
     params = tuple([n for n in leaves if n.op is Op.DATA])
     # (a SCALAR with Constant attrs is baked into the program: not a parameter)
     found = [n for n in leaves if n.op is Op.SCALAR and type(n.attrs) is NoAttrs]
@@ -219,8 +222,9 @@ class Plan:
     node but the roots, one user and which operand of it the node is (a spanning tree, read
     from the roots down), and every other operand reference. Following it fills the positions
     in one pass; the new graph is accepted only if it is the planned one exactly: each node's
-    digest, each operand reference, every node distinct. Anything else (another wiring, one
-    tensor where there were two) makes :func:`cut` walk, as it would without a plan.
+    op, attributes, shape and dtype (by value: never by digest), each operand reference, every
+    node distinct, the device. Anything else (another wiring, one tensor where there were two)
+    makes :func:`cut` walk, as it would without a plan.
 
     Example:
         >>> import minilazy as ml
@@ -231,7 +235,7 @@ class Plan:
         True
     """
 
-    __slots__ = ("outputs", "steps", "extra", "digests", "params", "scalars", "groups", "key",
+    __slots__ = ("outputs", "steps", "extra", "exact", "params", "scalars", "groups", "key",
                  "edges", "structure")
 
     def __init__(self, c: Cut) -> None:
@@ -249,14 +253,16 @@ class Plan:
         # user is there before the node.
         self.steps = tuple([(i, *tree[i]) for i in sorted(tree, reverse=True)])
         self.extra = tuple(extra)
-        self.outputs, self.digests = c.outputs, tuple([n.digest for n in c.order])
+        self.outputs, self.exact = c.outputs, tuple(map(_exact, c.order))
         self.params = tuple([p[n] for n in c.params])
         self.scalars = tuple([p[n] for n in c.scalars])
         self.groups, self.key, self.edges, self.structure = c.groups, c.key, c.edges, c.structure
 
     def follow(self, roots: Sequence[Node], device: Device) -> Cut | None:
         """The cut of ``roots`` if their graph is the planned one (else ``None``: walk it)."""
-        new = [roots[0]] * len(self.digests)  # every position is filled below
+        if device is not self.structure[3] and device != self.structure[3]:
+            return None  # (plans are found by the device's code: a CRC, not the device)
+        new = [roots[0]] * len(self.exact)  # every position is filled below
         for r, i in zip(roots, self.outputs):
             new[i] = r
         try:
@@ -267,7 +273,7 @@ class Plan:
                     return None
         except IndexError:  # an op of another arity, under a colliding digest
             return None
-        if tuple(map(_digest, new)) != self.digests:
+        if tuple(map(_exact, new)) != self.exact:
             return None
         positions = dict(zip(new, range(len(new))))
         if len(positions) != len(new):  # one node where the plan has two

@@ -1,12 +1,14 @@
-"""Dtypes: the closed set of element types and NumPy-2 (NEP 50) promotion.
+"""Dtypes: the closed set of element types, NumPy-2 (NEP 50) promotion, and the size rule.
 
 The bottom of core. A minilazy dtype *is* a NumPy dtype, so values and promotion rules
 match NumPy 2 by construction: result types come from NumPy's own ufunc type resolution, with
-Python scalars treated as weak (NEP 50). Never imports jax.
+Python scalars treated as weak (NEP 50). :func:`sized` is NumPy's rule for which shapes of a
+dtype can exist. Never imports jax.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
@@ -205,3 +207,29 @@ def iinfo(type: DTypeLike | Any, /) -> IInfo:
         raise TypeError(f"iinfo() needs an integer dtype, got {d}")
     i = np.iinfo(d)
     return IInfo(i.bits, int(i.max), int(i.min), d)
+
+
+MAX_BYTES: Final = int(np.iinfo(np.intp).max)
+
+
+def sized(what: str, shape: tuple[int, ...], dtype: DType) -> tuple[int, ...]:
+    """``shape`` if an array of it and ``dtype`` can exist, by NumPy's rule; else ValueError.
+
+    The one size check of the shapes users' numbers make, at the call. As NumPy's: dimensions
+    are int64s >= 0, and the *non-zero* ones times the item size fit in an int64 of bytes: a
+    zero does not hide a huge dimension (XLA aborts the process on one, at the barrier).
+
+    Example:
+        >>> sized("zeros", (0, 2**62), float32)  # (of int8, it exists)
+        Traceback (most recent call last):
+        ...
+        ValueError: zeros: array is too big: shape (0, 4611686018427387904) of float32 ...
+    """
+    if 0 < math.prod(shape) * dtype.itemsize <= MAX_BYTES and (not shape or min(shape) > 0):
+        return shape  # the usual case, in C
+    if not all(0 <= d <= MAX_BYTES for d in shape):
+        raise ValueError(f"{what}: negative dimensions, or past int64, are not allowed: {shape}")
+    if math.prod([d for d in shape if d]) * dtype.itemsize > MAX_BYTES:
+        raise ValueError(f"{what}: array is too big: shape {shape} of {dtype} needs more than "
+                         f"{MAX_BYTES} bytes")
+    return shape

@@ -93,8 +93,8 @@ def fft_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
             if kind == Kind.RFFT:
                 shape[axes[-1]] = lengths[-1] // 2 + 1
             parts = dtypes.PART.get(x.dtype, x.dtype)  # IRFFT's result: real
-            return tuple(shape), (COMPLEX_OF[x.dtype] if real_in else
-                                  parts if kind == Kind.IRFFT else x.dtype)
+            dtype = COMPLEX_OF[x.dtype] if real_in else parts if kind == Kind.IRFFT else x.dtype
+            return dtypes.sized(name(kind), tuple(shape), dtype), dtype  # lengths are user input
     raise mismatch(op, attrs)
 
 

@@ -16,6 +16,7 @@ from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Device, Node, Op
+from minilazy.core.scalars import is_weak
 from minilazy.core.state import ENGINE, user_site
 
 
@@ -76,13 +77,16 @@ def _unsupported(x: Any, array: np.ndarray[Any, Any]) -> None:
 def check_power(base: DType, exponent: Any) -> None:
     """``int ** negative int`` with the exponent on the host: NumPy's ``ValueError``, at the call.
 
+    Where the power is computed in an integer dtype, as NumPy's loop (``bool ** int8`` too,
+    not ``uint64 ** int8``, which is float64).
+
     Example:
         >>> check_power(dtypes.int64, -1)
         Traceback (most recent call last):
         ...
         ValueError: Integers to negative integer powers are not allowed.
     """
-    if base in dtypes.INTEGER:
-        e = np.asarray(exponent)
-        if e.dtype.kind in "iu" and e.size and e.min() < 0:
-            raise ValueError("Integers to negative integer powers are not allowed.")
+    e = np.asarray(exponent)
+    power = dtypes.result_type(base, exponent if is_weak(exponent) else e.dtype)
+    if power in dtypes.INTEGER and e.dtype.kind in "iu" and e.size and e.min() < 0:
+        raise ValueError("Integers to negative integer powers are not allowed.")

@@ -36,8 +36,7 @@ def piece_shape(vector: str, size: Shape, offset: int, shape: Shape) -> Shape:
     """
     if type(offset) is not int:  # (a float would reach XLA, and fail only at the barrier)
         raise TypeError(f"unpack: the offset must be an integer, got {offset!r}")
-    if (len(size) != 1 or min(shape, default=0) < 0
-            or not 0 <= offset <= offset + math.prod(shape) <= size[0]):
+    if len(size) != 1 or not 0 <= offset <= offset + math.prod(shape) <= size[0]:
         raise ShapeError(f"unpack: no piece of shape {shape} at offset {offset} in {vector} "
                          f"(a 1-D vector)")
     return shape

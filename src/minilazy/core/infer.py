@@ -32,7 +32,7 @@ from minilazy.core.attrs import (
     ToShape,
     mismatch,
 )
-from minilazy.core.dtypes import DType, short_name
+from minilazy.core.dtypes import DType, short_name, sized
 from minilazy.core.fft_rules import fft_rule
 from minilazy.core.index_rules import index_shape, piece_shape, setitem_shape
 from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
@@ -95,29 +95,6 @@ def integers(what: str, value: object) -> tuple[int, ...]:
                         f"{value!r}") from None
 
 
-_MAX_BYTES: Final = int(np.iinfo(np.intp).max)
-
-
-def sized(op_name: str, shape: Shape, dtype: DType) -> Shape:
-    """``shape``, after checking that an array of it fits in memory's address space.
-
-    Raises ``ValueError`` as NumPy does at creation ("array is too big"), instead of letting
-    XLA abort the process on an element count that overflows.
-
-    Example:
-        >>> sized("zeros", (10**10, 10**10), dtypes.float32)
-        Traceback (most recent call last):
-        ...
-        ValueError: zeros: array is too big: shape (10000000000, 10000000000) of float32 ...
-    """
-    if any(d < 0 for d in shape):
-        raise ValueError(f"{op_name}: negative dimensions are not allowed: {shape}")
-    if math.prod(shape) * dtype.itemsize > _MAX_BYTES:
-        raise ValueError(f"{op_name}: array is too big: shape {shape} of {dtype} needs more "
-                         f"than {_MAX_BYTES} bytes")
-    return shape
-
-
 def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
     """Axes as a sorted tuple of non-negative ints (``None``: all); errors like NumPy's.
 
@@ -171,29 +148,46 @@ def _iota(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     raise mismatch(op, attrs)
 
 
+@cache
+def _widest(sig: tuple[DType, ...]) -> DType:
+    return max(sig, key=lambda d: d.itemsize)
+
+
+def _computed(op: Op, x: Node, shape: Shape, sig: tuple[DType, ...]) -> Shape:
+    # The size rule for the result (dtype sig[-1]) and, if not empty, for the loop dtypes of
+    # sig: XLA aborts on a cast past int64 bytes even fused away (bool < 1 casts to int64).
+    if shape is x.shape and _widest(sig).itemsize <= x.dtype.itemsize:
+        return shape  # nothing wider than x, which exists
+    return sized(op.value, shape, _widest(sig) if math.prod(shape) else sig[-1])
+
+
 def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    return xs[0].shape, signature(op, xs[0].dtype)[-1]
+    x = xs[0]
+    loop, dtype = sig = signature(op, x.dtype)
+    return (x.shape if loop is dtype is x.dtype else _computed(op, x, x.shape, sig)), dtype
 
 
 def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Cast(code):
-            return xs[0].shape, dtypes.DTYPES[code]
+            d, x = dtypes.DTYPES[code], xs[0]
+            return (x.shape if d.itemsize <= x.dtype.itemsize else sized(op.value, x.shape, d)), d
     raise mismatch(op, attrs)
 
 
 def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     a, b = xs
-    dtype = signature(op, a.dtype, b.dtype)[-1]
+    sig = signature(op, a.dtype, b.dtype)
     if a.shape == b.shape or not b.shape:  # the common cases first: same shape, a scalar
-        return a.shape, dtype
+        return (a.shape if sig[0] is sig[1] is sig[2] is a.dtype else
+                _computed(op, a, a.shape, sig)), sig[2]
     if not a.shape:
-        return b.shape, dtype
+        return _computed(op, b, b.shape, sig), sig[2]
     try:
         shape = broadcast_shapes(op.value, a.shape, b.shape)
     except ShapeError:
         raise ShapeError(f"{op.value}: cannot broadcast {describe(a)} with {describe(b)}") from None
-    return sized(op.value, shape, dtype), dtype
+    return _computed(op, a, shape, sig), sig[2]
 
 
 def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -240,7 +234,11 @@ def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
                 shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
             else:
                 shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-            return shape, reduction_dtype(op, x.dtype)
+            dtype = reduction_dtype(op, x.dtype)
+            wide = dtypes.int64 if op in (Op.ARGMAX, Op.ARGMIN) else dtype  # what XLA casts x to
+            if wide.itemsize > x.dtype.itemsize:  # (else x, which exists, is as big as all that)
+                sized(op.value, *((x.shape, wide) if math.prod(x.shape) else (shape, dtype)))
+            return shape, dtype
     raise mismatch(op, attrs)
 
 
@@ -251,7 +249,7 @@ def _cumsum(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
             if not 0 <= axis < len(x.shape):
                 raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
                                               f"{describe(x)}")
-            return x.shape, reduction_dtype(Op.SUM, x.dtype)  # accumulates as sum does
+            return sized(op.value, x.shape, dtype := reduction_dtype(Op.SUM, x.dtype)), dtype
     raise mismatch(op, attrs)
 
 
@@ -306,10 +304,10 @@ def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case ToShape(shape):
             (x,) = xs
-            if math.prod(shape) != math.prod(x.shape):
+            if (size := math.prod(shape)) != math.prod(x.shape):
                 raise ShapeError(f"reshape: cannot reshape {describe(x)} (size "
                                  f"{math.prod(x.shape)}) into shape {shape}")
-            return shape, x.dtype
+            return (shape if size else sized("reshape", shape, x.dtype)), x.dtype  # (0, 2**62)
     raise mismatch(op, attrs)
 
 
@@ -358,13 +356,14 @@ def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 def _pack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     if not xs or any(x.dtype != xs[0].dtype for x in xs):  # one vector holds one dtype
         raise TypeError(f"pack: takes tensors of one dtype, got {', '.join(map(describe, xs))}")
-    return (sum(math.prod(x.shape) for x in xs),), xs[0].dtype
+    return sized("pack", (sum(math.prod(x.shape) for x in xs),), xs[0].dtype), xs[0].dtype
 
 
 def _unpack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Piece(offset, shape):
-            return piece_shape(describe(xs[0]), xs[0].shape, offset, shape), xs[0].dtype
+            piece = piece_shape(describe(xs[0]), xs[0].shape, offset, shape)
+            return sized("unpack", piece, xs[0].dtype), xs[0].dtype
     raise mismatch(op, attrs)
 
 

@@ -6,16 +6,15 @@ observation barrier that materialises it and hands over a host copy, so a consum
 CPU buffer, whatever device the tensor is on. Pickling is such an observation too; ``copy`` and
 ``deepcopy`` are new handles on the same (immutable) node.
 
-NumPy's functions follow one policy (``__array_ufunc__``, ``__array_function__``): a NumPy
-function called on a tensor runs lazily in minilazy where minilazy has the op (``np.exp(t)``,
-``np.sum(t, 0)``, ``ndarray + t``: recorded, a Tensor back), and otherwise raises ``TypeError``
-naming what to write instead. Nothing is pulled to the host behind the caller's back:
-``np.asarray(t)`` and ``t.numpy()`` are the observations. Never imports jax.
+NumPy's functions follow one policy (``__array_ufunc__``, ``__array_function__``), which lives
+with the namespace's functions it calls (``minilazy/api/numpy_policy.py``): NumPy's result,
+computed lazily in minilazy, or a ``TypeError`` naming what to write instead. Nothing is pulled
+to the host behind the caller's back: ``np.asarray(t)`` and ``t.numpy()`` are the observations.
+Never imports jax.
 """
 
 from __future__ import annotations
 
-import inspect
 import sys
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, cast
@@ -33,46 +32,6 @@ if TYPE_CHECKING:  # the tensor imports this module: only the type checker looks
 API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
 # DLPack's device type for host memory (``kDLCPU``): where an exported copy lives.
 DLPACK_CPU: Final = 1
-
-# NumPy's ufunc names where the namespace's (the Array API's) differ.
-UFUNC_NAMES: Final = {
-    "true_divide": "divide", "mod": "remainder", "power": "pow", "absolute": "abs",
-    "arcsin": "asin", "arccos": "acos", "arctan": "atan", "arctan2": "atan2", "arcsinh": "asinh",
-    "arccosh": "acosh", "arctanh": "atanh", "rint": "round", "invert": "bitwise_invert",
-    "bitwise_not": "bitwise_invert", "left_shift": "bitwise_left_shift",
-    "right_shift": "bitwise_right_shift", "conjugate": "conj",
-}
-# What a ufunc's other methods are in minilazy, for the error that names it.
-UFUNC_METHODS: Final = {
-    "add.reduce": "ml.sum(x, axis=...)", "multiply.reduce": "ml.prod(x, axis=...)",
-    "maximum.reduce": "ml.max(x, axis=...)", "minimum.reduce": "ml.min(x, axis=...)",
-    "logical_and.reduce": "ml.all(x, axis=...)", "logical_or.reduce": "ml.any(x, axis=...)",
-    "add.accumulate": "ml.cumulative_sum(x, axis=...)", "multiply.outer": "x[:, None] * y",
-}
-# NumPy functions that run in minilazy: NumPy's name -> (minilazy's, a leading "." for the
-# tensor method; how many leading arguments pass by position; NumPy's other parameters that
-# minilazy takes, "numpy:minilazy" where the names differ, "numpy:" where it is ignored).
-FUNCTIONS: Final = {
-    **{n: (f".{n}", 1, "axis dtype keepdims") for n in ("sum", "prod", "mean")},
-    **{n: (f".{n}", 1, "axis dtype ddof keepdims") for n in ("var", "std")},
-    **{n: (f".{m}", 1, "axis keepdims") for n, m in (("max", "max"), ("amax", "max"),
-       ("min", "min"), ("amin", "min"), ("any", "any"), ("all", "all"), ("argmax", "argmax"),
-       ("argmin", "argmin"))},
-    "cumsum": (".cumsum", 1, "axis dtype"), "reshape": (".reshape", 2, "copy order:"),
-    "ravel": (".ravel", 1, "order:"), "squeeze": (".squeeze", 1, "axis"),
-    "swapaxes": (".swapaxes", 3, ""), "copy": (".copy", 1, "order:"),
-    "transpose": ("transpose", 1, "axes"), "concatenate": ("concatenate", 1, "axis"),
-    "stack": ("stack", 1, "axis"), "where": ("where", 3, ""),
-    "clip": ("clip", 1, "a_min:min a_max:max min max"), "expand_dims": ("expand_dims", 1, "axis"),
-    "moveaxis": ("moveaxis", 3, ""), "flip": ("flip", 1, "axis"), "roll": ("roll", 2, "axis"),
-    "sort": ("sort", 1, "axis stable"), "argsort": ("argsort", 1, "axis stable"),
-    "tile": ("tile", 2, ""), "repeat": ("repeat", 2, "axis"),
-    "broadcast_to": ("broadcast_to", 2, ""), "einsum": ("einsum", 1, "optimize:"),
-    "tensordot": ("tensordot", 2, "axes"),
-    **{n: (n, 1, "dtype") for n in ("zeros_like", "ones_like", "empty_like")},
-    "full_like": ("full_like", 2, "dtype"), "round": ("round", 1, ""),
-    "around": ("round", 1, ""), "result_type": ("result_type", 1, ""),
-}
 
 
 def check_scalar(t: ArrayAPIMethods, what: str) -> None:
@@ -104,6 +63,18 @@ class ArrayAPIMethods:
     _node: Node
     _device: Device
 
+    def __pos__(self) -> Any:
+        """``+x``: ``x`` itself, but for bool, which NumPy (and ``ml.positive``) refuse.
+
+        Example:
+            >>> import minilazy as ml
+            >>> (+ml.asarray([1, 2])).tolist()
+            [1, 2]
+        """
+        if self._node.dtype == np.bool_:
+            raise TypeError("positive: not defined for dtype bool (NumPy has no loop for it)")
+        return self
+
     def __array_namespace__(self, /, *, api_version: str | None = None) -> ModuleType:
         """The ``minilazy`` module: the namespace whose functions work on this tensor.
 
@@ -134,28 +105,15 @@ class ArrayAPIMethods:
             >>> type(y).__name__, y.tolist()
             ('Tensor', [2.0])
         """
-        name = getattr(ufunc, "__name__", str(ufunc))
-        fn = getattr(sys.modules["minilazy"], UFUNC_NAMES.get(name, name), None)
-        if method != "__call__":
-            instead = UFUNC_METHODS.get(f"{name}.{method}", "a minilazy function")
-            raise TypeError(f"np.{name}.{method} on a minilazy Tensor: write {instead}")
-        if kwargs.get("out") is not None:
-            raise TypeError(f"np.{name}(..., out=...) with a minilazy Tensor: tensors are "
-                            f"lazy and an ndarray cannot hold one; write y = ml.{name}(...)")
-        if fn is None or not callable(fn):
-            raise TypeError(_unsupported(name, "numpy"))
-        if any(k != "out" for k in kwargs):
-            extra = ", ".join(f"{k}=" for k in kwargs if k != "out")
-            raise TypeError(f"np.{name}(..., {extra}) on a minilazy Tensor: minilazy takes no "
-                            f"such option; " + _host_hint(f"np.{name}"))
-        return fn(*inputs)
+        # Looked up, not imported: the policy is the namespace's (minilazy.api), above core.
+        return sys.modules["minilazy.api.numpy_policy"].array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """``np.sum(t, 0)``, ``np.concatenate([t, a])``: minilazy's function where it has one.
 
         NumPy's arguments are taken by NumPy's names (``np.clip(t, a_min=0)``); an argument
         minilazy does not take (``out=``, ``order="F"``) or a function it does not have
-        raise ``TypeError`` naming what to write instead (:data:`FUNCTIONS` lists them).
+        raise ``TypeError`` naming what to write instead (``numpy_policy.FUNCTIONS`` lists them).
 
         Example:
             >>> import numpy as np
@@ -164,37 +122,7 @@ class ArrayAPIMethods:
             >>> np.sum(x, 0).tolist(), np.shape(x), type(np.mean(x)).__name__
             ([4.0, 6.0], (2, 2), 'Tensor')
         """
-        name, module = func.__name__, getattr(func, "__module__", "numpy")
-        if module == "numpy" and name in ("shape", "ndim", "size") and len(args) == 1:
-            return getattr(args[0], name)  # known without running anything
-        spec = FUNCTIONS.get(name) if module == "numpy" else None
-        if spec is None:
-            raise TypeError(_unsupported(name, module))
-        target, leading, accepted = spec
-        signature = inspect.signature(func)
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"np.{name}: {e}") from None
-        positional: list[Any] = []
-        keywords: dict[str, Any] = {}
-        params = signature.parameters
-        for i, (key, value) in enumerate(bound.arguments.items()):
-            param = params[key]
-            if param.kind is param.VAR_POSITIONAL:
-                positional.extend(value)
-            elif i < leading:
-                positional.append(value)
-            elif value is not param.default and not (value is None and param.default is None):
-                keywords[_renamed(name, key, value, accepted)] = value
-        keywords.pop("", None)  # accepted and ignored (order="C", optimize=...)
-        if name == "where" and len(positional) == 1:
-            raise TypeError("np.where(condition) on a minilazy Tensor: write "
-                            "ml.nonzero(condition) (its size depends on the data)")
-        if target.startswith("."):
-            first = sys.modules["minilazy"].asarray(positional[0])
-            return getattr(first, target[1:])(*positional[1:], **keywords)
-        return getattr(sys.modules["minilazy"], target)(*positional, **keywords)
+        return sys.modules["minilazy.api.numpy_policy"].array_function(func, args, kwargs)
 
     def to_device(self, device: Device, /, *, stream: None = None) -> Tensor:
         """This tensor on ``device`` (itself when already there); the Array API's ``.to()``.
@@ -242,23 +170,31 @@ class ArrayAPIMethods:
 
     def __dlpack__(self, /, *, stream: Any = None, max_version: tuple[int, int] | None = None,
                    dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> Any:
-        """A DLPack capsule of a host copy of the values (an observation barrier).
+        """A DLPack capsule of the values on the host (an observation barrier).
 
-        The tensor is materialised and copied to the host, and NumPy exports that copy; so the
-        capsule never aliases the device buffer, and ``copy=False`` raises ``BufferError``.
+        The tensor is materialised, and its values copied to the host, which NumPy exports;
+        with ``copy=False``, a tensor on a CPU device exports its own buffer instead, read-only
+        (writing through the capsule would change a value minilazy holds), and a tensor
+        anywhere else raises ``BufferError``: the host has no copy of it without one.
 
         Example:
             >>> import numpy as np
             >>> import minilazy as ml
-            >>> np.from_dlpack(ml.asarray([1, 2]) * 3).tolist()
-            [3, 6]
+            >>> t = ml.asarray([1, 2]) * 3
+            >>> np.from_dlpack(t).tolist(), np.from_dlpack(t, copy=False).flags.writeable
+            ([3, 6], False)
         """
-        if copy is False:
-            raise BufferError("__dlpack__: a minilazy tensor is exported as a host copy, so "
-                              "copy=False cannot be honoured")
         if dl_device is not None and dl_device != (DLPACK_CPU, 0):
             raise BufferError(f"__dlpack__: minilazy exports to the host (1, 0) only, got "
                               f"dl_device={dl_device}")
+        if copy is False:
+            buffer = None if self._device.platform != "cpu" else barrier.value(
+                cast("Tensor", self), "__dlpack__")
+            if buffer is None or len(buffer.sharding.device_set) > 1:
+                raise BufferError(f"__dlpack__: copy=False, but a tensor on {self._device} "
+                                  f"{'' if buffer is None else 'split over a mesh '}reaches "
+                                  "the host only as a copy")
+            return buffer.__dlpack__(max_version=max_version, copy=False)
         host = barrier.to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
         # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
         return host.__dlpack__(stream=stream, max_version=max_version)
@@ -302,43 +238,6 @@ class ArrayAPIMethods:
             [0, 1]
         """
         return self.__copy__()
-
-
-def _renamed(name: str, key: str, value: object, accepted: str) -> str:
-    """NumPy's parameter ``key`` as minilazy's keyword ("" to drop it); else ``TypeError``."""
-    for entry in accepted.split():
-        numpy_name, colon, ours = entry.partition(":")
-        if numpy_name == key and not (key == "order" and value not in ("C", "K", "A")):
-            return ours if colon else key  # (minilazy's tensors are row-major only)
-    raise TypeError(f"np.{name}(..., {key}={value!r}) on a minilazy Tensor: minilazy takes no "
-                    f"{key!r} here; " + _host_hint(f"np.{name}"))
-
-
-# Where NumPy's name is not minilazy's and the fix is more than a rename.
-INSTEAD: Final = {
-    "dot": "ml.matmul(a, b) (ml.tensordot for other axes)", "unique": "ml.unique_values(x)",
-    "outer": "ml.reshape(a, (-1, 1)) * ml.reshape(b, (1, -1))",
-    "allclose": "ml.all(ml.abs(a - b) <= atol + rtol * ml.abs(b))",
-    "isclose": "ml.abs(a - b) <= atol + rtol * ml.abs(b)", "array_equal": "ml.all(a == b)",
-    "norm": "ml.linalg.vector_norm(x) or ml.linalg.matrix_norm(x)",
-}
-
-
-def _unsupported(name: str, module: str) -> str:
-    """The message for a NumPy function minilazy does not run: what to write instead."""
-    where = module.removeprefix("numpy").lstrip(".")  # "linalg", "fft" or ""
-    ns = sys.modules["minilazy"]
-    ours = getattr(getattr(ns, where, None) if where else ns, name, None)
-    call = f"np.{where + '.' if where else ''}{name}"
-    if name in INSTEAD:
-        return f"{call} on a minilazy Tensor: write {INSTEAD[name]}, which runs lazily"
-    if callable(ours):
-        return f"{call} on a minilazy Tensor: write ml.{call[3:]}(...), which runs lazily"
-    return f"{call} has no minilazy equivalent; " + _host_hint(call)
-
-
-def _host_hint(call: str) -> str:
-    return f"{call}(x.numpy(), ...) computes it in NumPy (x.numpy() is an observation barrier)"
 
 
 def unpickle(values: np.ndarray[Any, Any]) -> Tensor:

@@ -247,6 +247,8 @@ class Node:
         shape: the result shape.
         dtype: the result dtype.
         digest: structural hash of (op, attrs, shape, dtype, operand digests); never data.
+            It finds programs; what decides one is compared by value: ``exact``.
+        exact: ``(op, attrs, shape, dtype)``, this node's part of a program's structure.
         payload: a leaf's value: the device buffer of ``DATA``, the Python number of ``SCALAR``.
         site: the user's ``file:line`` that recorded it, when debug info is on.
 
@@ -262,7 +264,8 @@ class Node:
         TypeError: sum: attributes NoAttrs() are of the wrong family
     """
 
-    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "digest", "payload", "site")
+    __slots__ = ("op", "operands", "attrs", "shape", "dtype", "digest", "exact", "payload",
+                 "site")
 
     op: Op
     operands: tuple[Node, ...]
@@ -270,6 +273,7 @@ class Node:
     shape: Shape
     dtype: DType
     digest: int
+    exact: tuple[Op, Attrs, Shape, DType]
     payload: object
     site: str | None
 
@@ -284,6 +288,7 @@ class Node:
         self.dtype = dtype
         self.payload = payload
         self.site = site
+        self.exact = (op, attrs, shape, dtype)
         n = len(operands)
         if n == 0:
             self.digest = hash((OP_CODE[op], attrs, shape, CODE[dtype]))

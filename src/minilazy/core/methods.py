@@ -70,15 +70,14 @@ class NumPyMethods:
 
     def mean(self, axis: Axes = None, dtype: DTypeLike | None = None, *,
              keepdims: bool = False) -> Tensor:
-        """:func:`minilazy.mean` (in ``dtype`` when given), NumPy's ``a.mean(axis, dtype)``.
+        """:func:`minilazy.mean`, NumPy's ``a.mean(axis, dtype)`` (sums and quotient in ``dtype``).
 
         Example:
             >>> import minilazy as ml
             >>> ml.asarray([[1.0, 2.0], [3.0, 5.0]]).mean(axis=1).tolist()
             [1.5, 4.0]
         """
-        x = self if dtype is None else _call("astype", self, dtype)
-        return _call("mean", x, axis=axis, keepdims=keepdims)
+        return _call("mean", self, axis=axis, keepdims=keepdims, dtype=dtype)
 
     def var(self, axis: Axes = None, dtype: DTypeLike | None = None, *, ddof: float = 0,
             keepdims: bool = False) -> Tensor:
@@ -89,8 +88,7 @@ class NumPyMethods:
             >>> ml.asarray([1.0, 2.0, 3.0, 4.0]).var(ddof=1).item()
             1.6666666666666667
         """
-        x = self if dtype is None else _call("astype", self, dtype)
-        return _call("var", x, axis=axis, correction=ddof, keepdims=keepdims)
+        return _call("var", self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
 
     def std(self, axis: Axes = None, dtype: DTypeLike | None = None, *, ddof: float = 0,
             keepdims: bool = False) -> Tensor:
@@ -101,8 +99,7 @@ class NumPyMethods:
             >>> ml.asarray([1.0, 3.0]).std().item()
             1.0
         """
-        x = self if dtype is None else _call("astype", self, dtype)
-        return _call("std", x, axis=axis, correction=ddof, keepdims=keepdims)
+        return _call("std", self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
 
     def max(self, axis: Axes = None, *, keepdims: bool = False) -> Tensor:
         """:func:`minilazy.max`, NumPy's ``a.max(axis)``.

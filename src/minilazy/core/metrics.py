@@ -23,7 +23,7 @@ class _Counters:
         "ops_recorded", "barriers", "compiles", "cache_hits", "executions",
         "transfers_to_device", "transfers_to_host", "bytes_to_device", "bytes_to_host",
         "fallbacks", "donations", "disk_hits", "disk_writes", "backward_replays",
-        "compile_seconds", "execute_seconds", "trace_seconds",
+        "compile_seconds", "execute_seconds", "trace_seconds", "load_seconds",
         "barrier_causes", "fallback_ops", "compile_causes", "observation_sites", "compile_times",
         "execute_times", "trace_times", "fallback_sites",
     )
@@ -46,9 +46,7 @@ class _Counters:
         self.disk_hits = 0
         self.disk_writes = 0
         self.backward_replays = 0
-        self.compile_seconds = 0.0
-        self.execute_seconds = 0.0
-        self.trace_seconds = 0.0
+        self.compile_seconds = self.execute_seconds = self.trace_seconds = self.load_seconds = 0.0
         self.barrier_causes: Counter[str] = Counter()
         self.fallback_ops: Counter[str] = Counter()
         self.compile_causes: Counter[str] = Counter()
@@ -107,7 +105,7 @@ class Metrics:
 
     ops_recorded: int  # live_buffers and live_bytes below count every JAX array in the process
     barriers: int
-    compiles: int
+    compiles: int  # programs XLA compiled (a program loaded from disk is not one)
     cache_hits: int
     executions: int
     transfers_to_device: int
@@ -116,12 +114,13 @@ class Metrics:
     bytes_to_host: int
     fallbacks: int
     donations: int
-    disk_hits: int  # compiles read from the persistent cache, not compiled by XLA
+    disk_hits: int  # programs loaded from the persistent cache (not compiled: not in compiles)
     disk_writes: int  # compiled programs written to the persistent cache
     backward_replays: int  # backward passes replayed from a tape, no VJP rule run
     compile_seconds: float
     execute_seconds: float
     trace_seconds: float
+    load_seconds: float  # loading programs from the persistent cache (disk_hits of them)
     barrier_causes: Mapping[str, int] = field(default_factory=dict)
     fallback_ops: Mapping[str, int] = field(default_factory=dict)
     compile_causes: Mapping[str, int] = field(default_factory=dict)

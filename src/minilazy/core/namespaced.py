@@ -77,7 +77,8 @@ def sort_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]
             if not 0 <= axis < len(x.shape):
                 raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
                                               f"{_shown(x)}")
-            return x.shape, x.dtype if op is Op.SORT else dtypes.DEFAULT_INT
+            dtype = x.dtype if op is Op.SORT else dtypes.DEFAULT_INT
+            return dtypes.sized(op.value, x.shape, dtype), dtype
     raise mismatch(op, attrs)
 
 
@@ -126,9 +127,9 @@ def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTyp
                 Fn.QR_R: (m if full else k, n), Fn.SVD_U: (m, m if full else k), Fn.SVD_S: (k,),
                 Fn.SVD_VT: (n if full else k, n), Fn.DET: (), Fn.SLOGDET_SIGN: (),
                 Fn.SLOGDET_LOGABS: ()}
-            real = fn in REAL_RESULTS
-            return (*batch, *shapes.get(fn, (m, n))), dtypes.PART.get(x.dtype, x.dtype) if real \
-                else x.dtype
+            dtype = dtypes.PART.get(x.dtype, x.dtype) if fn in REAL_RESULTS else x.dtype
+            return dtypes.sized(f"linalg.{fn.name.lower()}", (*batch, *shapes.get(fn, (m, n))),
+                                dtype), dtype  # a complete QR of an (n, 0) is (n, n)
     raise mismatch(op, attrs)
 
 

@@ -10,9 +10,10 @@ buffers that host transfers wait on.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -30,14 +31,14 @@ from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
+_ON_CPU_MESH: Final[list[Any]] = []  # the outputs of the last program run over CPU devices
 
 
 def forked() -> None:
     """What a ``fork()`` child runs once JAX has started: JAX cannot be used there.
 
-    JAX's runtime is multithreaded and its threads do not survive ``fork``: a child that
-    compiles or transfers hangs. Its first barrier or transfer raises instead. Registered
-    (``os.register_at_fork``) by the process's first use of JAX, not at import.
+    JAX's threads do not survive ``fork``: a child's first barrier or transfer raises instead of
+    hanging. Registered (``os.register_at_fork``) by the process's first use of JAX.
     """
     ENGINE.forked = True
 
@@ -101,13 +102,7 @@ def devices(platform: str | None = None) -> list[Device]:
         found = jax.devices(platform)
     except RuntimeError as e:
         raise RuntimeError(f"no {platform} devices available: {e}") from None
-    by_platform: dict[str, int] = {}
-    out = []
-    for d in found:
-        index = by_platform.get(d.platform, 0)
-        by_platform[d.platform] = index + 1
-        out.append(_intern(d.platform, index))
-    return out
+    return [_intern(d.platform, index) for index, d in enumerate(found)]  # (one platform)
 
 
 def default_device() -> Device:
@@ -223,10 +218,11 @@ def to_host(buffer: Any) -> np.ndarray[Any, Any]:
         >>> to_host(to_device(np.ones(2), Device("cpu", 0))).flags.writeable
         True
     """
-    if buffer.is_fully_addressable or buffer.is_fully_replicated:
-        array = np.array(buffer)  # a copy: np.asarray would be a read-only view of the buffer
-    else:  # split over other processes' devices too: a collective, every process gathers
-        array = np.array(multihost_utils.process_allgather(buffer, tiled=True))
+    with _numpy_errors():
+        if buffer.is_fully_addressable or buffer.is_fully_replicated:
+            array = np.array(buffer)  # a copy: np.asarray would be a read-only view of it
+        else:  # split over other processes' devices too: a collective, every process gathers
+            array = np.array(multihost_utils.process_allgather(buffer, tiled=True))
     COUNTERS.transfers_to_host += 1
     COUNTERS.bytes_to_host += array.nbytes
     return array
@@ -234,7 +230,18 @@ def to_host(buffer: Any) -> np.ndarray[Any, Any]:
 
 def wait(buffer: Any) -> None:
     """Block until the computation producing ``buffer`` has finished."""
-    buffer.block_until_ready()
+    with _numpy_errors():
+        buffer.block_until_ready()
+
+
+@contextlib.contextmanager
+def _numpy_errors() -> Iterator[None]:
+    try:
+        yield
+    except jax.errors.JaxRuntimeError as e:  # XLA's out of memory is NumPy's MemoryError
+        if str(e).startswith("RESOURCE_EXHAUSTED"):
+            raise MemoryError(str(e)) from e
+        raise
 
 
 _LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped in jax
@@ -272,7 +279,7 @@ class Compiled:
         executable: the XLA executable (call it with the parameter values).
         donated: which parameters' buffers it may reuse for its outputs.
         ran: whether it has run once (the runtime donates only to a program that has).
-        structure: what the cache key of the cut it was compiled for hashes.
+        structure: the structure of the cut it was compiled for (compared by value on a hit).
         shardings: for a program on a mesh, each parameter's JAX sharding (a buffer placed
             otherwise is moved before the call); ``None`` on one device.
         placements: for a program on a mesh, each result's sharding; ``None`` on one device.
@@ -310,10 +317,8 @@ def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()
 def forget_traces() -> None:
     """Empty JAX's own in-memory caches of traces and programs (``jax.clear_caches()``).
 
-    The lowering rules call JAX's NumPy functions, each jitted: JAX keeps a trace of each for
-    every shape it meets, bounded by count only, or not at all, long after the compile cache has
-    evicted (and freed) the program. The compile cache calls this when it has evicted as many
-    programs as it holds. The process's own JAX functions then trace and compile again.
+    JAX keeps a trace of each jitted function the lowering rules call, per shape, long after the
+    compile cache evicted the program: it calls this when it has evicted as many as it holds.
 
     Example:
         >>> forget_traces()
@@ -354,13 +359,21 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     fail), and is waited for (a failure may otherwise surface only when a result is read).
     Once it has run, it consumes its donated inputs and runs asynchronously.
 
+    A program over CPU devices waits for the last one first: XLA:CPU starts devices' parts on
+    a pool of as many threads as devices, in no fixed order; with two such programs in flight,
+    the second's parts held every thread while the first's collective waited for a part still
+    queued, and XLA aborted the process after 40 s (~1 run in 10 of ``--devices 8``, loaded).
+
     ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
     time that outlasts the call shows up where the host first waits (``to_host``).
     """
     start = time.perf_counter()
     if entry.shardings is not None:  # on a mesh: a parameter placed otherwise moves first
         args = _placed_as(entry.shardings, args)
-    with x64():
+        for out in _ON_CPU_MESH:
+            with contextlib.suppress(Exception):  # its failure is raised where it is read
+                out.block_until_ready()
+    with x64(), _numpy_errors():
         if not entry.ran and any(entry.donated):
             args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
                     for a, d in zip(args, (*entry.donated, *[False] * len(args)))]
@@ -371,6 +384,8 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
             for out in outs:
                 out.block_until_ready()
     entry.ran = True
+    if entry.shardings is not None:
+        _ON_CPU_MESH[:] = outs if entry.shardings[0].mesh.devices.flat[0].platform == "cpu" else []
     seconds = time.perf_counter() - start
     COUNTERS.executions += 1
     COUNTERS.execute_seconds += seconds

@@ -305,7 +305,6 @@ class Tensor(ArrayAPIMethods, NumPyMethods):
         return record(Op.MATMUL, (as_node(o, self._device), self._node), NONE, self._device)
 
     def __neg__(self) -> Tensor: return record(Op.NEG, (self._node,), NONE, self._device)
-    def __pos__(self) -> Tensor: return self
     def __abs__(self) -> Tensor: return record(Op.ABS, (self._node,), NONE, self._device)
 
     def __invert__(self) -> Tensor:

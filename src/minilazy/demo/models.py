@@ -175,6 +175,7 @@ class Run:
     cache_hits: int
     nodes: int
     ops_per_step: float
+    first_loads: int = 0  # programs of the first step loaded from the disk cache, not compiled
 
 
 def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
@@ -199,7 +200,7 @@ def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
     losses: list[ml.Tensor] = []
     compute = ml.value_and_grad(loss_fn)
     first = later = 0.0
-    first_compiles = nodes = ops = 0
+    first_compiles = first_loads = nodes = ops = 0
     ml.reset_metrics()
     if log_every:  # the first step compiles for seconds: say so before it starts
         print("  step    0  recording the step and compiling it, once...", flush=True)
@@ -222,13 +223,15 @@ def fit(loss_fn: LossFn, params: Params, batch: Batch, steps: int, lr: float,
             ml.wait(loss)
             first = time.perf_counter() - start
             first_compiles, ops = ml.metrics().compiles, ml.metrics().ops_recorded
+            first_loads = ml.metrics().disk_hits
             ml.reset_metrics()
             start = time.perf_counter()
     ml.wait(losses[-1])
     later = (time.perf_counter() - start) / max(steps - 1, 1)
     m = ml.metrics()
     return Run(params, [float(t) for t in losses], first, later, first_compiles, m.compiles,
-               m.cache_hits, nodes, m.ops_recorded / max(steps - 1, 1) if steps > 1 else ops)
+               m.cache_hits, nodes, m.ops_recorded / max(steps - 1, 1) if steps > 1 else ops,
+               first_loads)
 
 
 def report(run: Run) -> None:
@@ -241,9 +244,10 @@ def report(run: Run) -> None:
               if run.later_compiles == 0 else
               f"{run.later_compiles} compiles after the first step (expected 0)")
     plural = "" if run.first_compiles == 1 else "s"
+    loaded = f", {run.first_loads} loaded from the disk cache" if run.first_loads else ""
     steps = f"; later steps {run.step_seconds * 1e3:.1f} ms/step" if later else ""
     print(f"first step {run.first_seconds * 1e3:8.1f} ms (records, {run.first_compiles} "
-          f"compile{plural}){steps}\ngraph: {run.nodes} nodes per step, "
+          f"compile{plural}{loaded}){steps}\ngraph: {run.nodes} nodes per step, "
           f"{run.ops_per_step:.0f} ops recorded per step; {steady}")
 
 
@@ -308,8 +312,11 @@ def main_transformer(steps: int = 300, batch: int = 16) -> Run:
     print(f"final loss {run.losses[-1]:.4f} nats/char, from {run.losses[0]:.4f} "
           f"(target < 2.0)")
     start = time.perf_counter()
-    before = ml.metrics().compiles
+    before = ml.metrics()
     text = sample(run.params, "a lazy tensor ", 40)
-    print(f"greedy sample ({(time.perf_counter() - start) * 1e3:.0f} ms, "
-          f"{ml.metrics().compiles - before} compile for 40 characters): {text!r}")
+    compiles, loads = (ml.metrics().compiles - before.compiles,
+                       ml.metrics().disk_hits - before.disk_hits)
+    print(f"greedy sample ({(time.perf_counter() - start) * 1e3:.0f} ms, {compiles} compile"
+          f"{'' if compiles == 1 else 's'}{f', {loads} loaded' if loads else ''} for 40 "
+          f"characters): {text!r}")
     return run

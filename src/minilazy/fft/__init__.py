@@ -98,7 +98,9 @@ def _transform(name: str, kind: Kind, x: TensorLike, s: Sequence[int] | None,
     return _record(kind, x, resolved, lengths, how)
 
 
-def _one_axis(n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
+def _one_axis(name: str, n: int | None, axis: int) -> tuple[list[int] | None, list[int]]:
+    if n is not None and operator.index(n) < 0:  # (-1, "the whole axis", is for s= only)
+        raise ValueError(f"fft.{name}: invalid number of data points n={n} (must be >= 1)")
     return (None if n is None else [n]), [axis]
 
 
@@ -111,7 +113,8 @@ def fft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         >>> ml.fft.fft(ml.asarray([1.0, 2.0, 3.0, 4.0])).numpy()
         array([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
     """
-    return _transform("fft", Kind.FFT, x, *_one_axis(n, axis), _norm("fft", norm))
+    return _transform("fft", Kind.FFT, x, *_one_axis("fft", n, axis),
+                      _norm("fft", norm))
 
 
 def ifft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
@@ -123,7 +126,8 @@ def ifft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         >>> ml.fft.ifft(ml.asarray([10.0, -2 + 2j, -2.0, -2 - 2j])).numpy().real
         array([1., 2., 3., 4.])
     """
-    return _transform("ifft", Kind.IFFT, x, *_one_axis(n, axis), _norm("ifft", norm))
+    return _transform("ifft", Kind.IFFT, x, *_one_axis("ifft", n, axis),
+                      _norm("ifft", norm))
 
 
 def fftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
@@ -161,7 +165,8 @@ def rfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         >>> ml.fft.rfft(ml.asarray([1.0, 2.0, 3.0, 4.0])).numpy()
         array([10.+0.j, -2.+2.j, -2.+0.j])
     """
-    return _transform("rfft", Kind.RFFT, x, *_one_axis(n, axis), _norm("rfft", norm))
+    return _transform("rfft", Kind.RFFT, x, *_one_axis("rfft", n, axis),
+                      _norm("rfft", norm))
 
 
 def irfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
@@ -173,7 +178,8 @@ def irfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         >>> ml.fft.irfft(ml.asarray([10.0, -2 + 2j, -2.0])).numpy()
         array([1., 2., 3., 4.])
     """
-    return _transform("irfft", Kind.IRFFT, x, *_one_axis(n, axis), _norm("irfft", norm))
+    return _transform("irfft", Kind.IRFFT, x, *_one_axis("irfft", n, axis),
+                      _norm("irfft", norm))
 
 
 def rfftn(x: TensorLike, /, *, s: Sequence[int] | None = None, axes: Sequence[int] | None = None,
@@ -214,7 +220,7 @@ def hfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
     """
     how = _SWAPPED[_norm("hfft", norm)]
     return _transform("hfft", Kind.IRFFT, conj(_operand("hfft", x, "complex")),
-                      *_one_axis(n, axis), how)
+                      *_one_axis("hfft", n, axis), how)
 
 
 def ihfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
@@ -227,7 +233,7 @@ def ihfft(x: TensorLike, /, *, n: int | None = None, axis: int = -1,
         array([1.-0.j, 2.-0.j, 3.-0.j])
     """
     how = _SWAPPED[_norm("ihfft", norm)]
-    return conj(_transform("ihfft", Kind.RFFT, x, *_one_axis(n, axis), how))
+    return conj(_transform("ihfft", Kind.RFFT, x, *_one_axis("ihfft", n, axis), how))
 
 
 def _frequencies(name: str, n: int, d: float, dtype: DTypeLike | None,

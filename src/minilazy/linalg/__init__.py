@@ -162,15 +162,24 @@ def pinv(x: TensorLike, /, *, rtol: TensorLike | None = None) -> Tensor:
     return _adjoint(vh) @ (s_inv[..., None] * _adjoint(u))  # V S⁺ Uᴴ
 
 
+def _largest(a: Tensor, axis: int | tuple[int, ...], keepdims: bool = False) -> Tensor:
+    """NumPy's ``max(a, axis, initial=0)`` of magnitudes: 0 over no element (an empty norm)."""
+    if any(a.shape[i] == 0 for i in normalize_axes("linalg.norm", axis, a.ndim)):
+        return reduce_sum(a, axis=axis, keepdims=keepdims)  # zeros of the reduced shape
+    return reduce_max(a, axis=axis, keepdims=keepdims)
+
+
 def vector_norm(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None,
-                keepdims: bool = False, ord: float = 2) -> Tensor:
+                keepdims: bool = False, ord: float | None = 2) -> Tensor:
     """The ``ord``-norm of the vectors along ``axis`` (all axes if None).
 
     The norm is ``sum(|x|**ord)**(1/ord)``, with the square root of a sum of squares for 2.
     Complex ``x`` gives a real norm, of its elements' moduli.
 
-    ``ord`` may be any number: ``inf`` and ``-inf`` give the largest and smallest ``|x|``, 0 the
-    count of non-zeros (as a float). Composed from reductions; differentiable.
+    ``ord`` may be any number (None is 2, as NumPy's): ``inf`` and ``-inf`` give the largest
+    and smallest ``|x|``, 0 the count of non-zeros (as a float). The norms of no element are 0,
+    as NumPy's (``-inf`` and negative orders excepted). Composed from reductions;
+    differentiable.
 
     Example:
         >>> import minilazy as ml
@@ -181,8 +190,9 @@ def vector_norm(x: TensorLike, /, *, axis: int | tuple[int, ...] | None = None,
     x = absolute(x) if x.dtype in dtypes.COMPLEX else x  # a complex norm is its moduli's norm
     axes = normalize_axes("linalg.vector_norm", axis, x.ndim)
     a = absolute(x)
+    ord = 2 if ord is None else ord
     if ord == math.inf:  # (JAX's initial 0: a zero vector's gradient is split with it)
-        return maximum(reduce_max(a, axis=axes, keepdims=keepdims), 0.0)
+        return maximum(_largest(a, axes, keepdims), 0.0)
     if ord == -math.inf:
         return reduce_min(a, axis=axes, keepdims=keepdims)
     if ord == 0:
@@ -202,9 +212,10 @@ def matrix_norm(x: TensorLike, /, *, keepdims: bool = False,
     smallest column sum of ``|x|``; ``inf``, ``-inf``: the same of row sums; 2, -2: the
     largest, smallest singular value.
 
-    ``keepdims`` keeps the two matrix axes as 1s. Differentiable (through ``svdvals`` for
-    ``"nuc"`` and ±2). Complex ``x`` gives a real norm, except for ``"nuc"`` and ±2 (no complex
-    SVD yet: ``TypeError``).
+    ``keepdims`` keeps the two matrix axes as 1s. A matrix with no element has norm 0 (as
+    NumPy's; the smallest sums and singular values, of none, raise). Differentiable (through
+    ``svdvals`` for ``"nuc"`` and ±2). Complex ``x`` gives a real norm, except for ``"nuc"``
+    and ±2 (no complex SVD yet: ``TypeError``).
 
     Example:
         >>> import minilazy as ml
@@ -219,10 +230,10 @@ def matrix_norm(x: TensorLike, /, *, keepdims: bool = False,
     elif ord == "nuc":
         out = reduce_sum(svdvals(x), axis=-1)
     elif ord in (2, -2):
-        out = (reduce_max if ord == 2 else reduce_min)(svdvals(x), axis=-1)
+        out = (_largest if ord == 2 else reduce_min)(svdvals(x), axis=-1)
     elif ord in (1, -1, math.inf, -math.inf):
         sums = reduce_sum(absolute(x), axis=-2 if ord in (1, -1) else -1)
-        out = (reduce_max if ord in (1, math.inf) else reduce_min)(sums, axis=-1)
+        out = (_largest if ord in (1, math.inf) else reduce_min)(sums, axis=-1)
     else:
         raise ValueError(f"linalg.matrix_norm: invalid norm order {ord!r} for matrices")
     return reshape(out, (*out.shape, 1, 1)) if keepdims else out

@@ -109,12 +109,15 @@ def max_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, pad
     x = tensor(x)
     (kh, kw), (sh, sw), (ph, pw) = _window("max_pool2d", x, kernel_size, stride, padding)
     lead, (h, w) = x.shape[:-2], x.shape[-2:]
+    oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
+    # The windows, side by side, before a loop over kh * kw of them: NumPy's size rule.
+    if not math.prod(dtypes.sized("max_pool2d", (*lead, oh, ow, kh * kw), x.dtype)):
+        return full((*lead, oh, ow), 0, dtype=x.dtype, device=x.device)  # no window to read
     for axis, p in ((-2, ph), (-1, pw)):
         if p:
             edge = full((*x.shape[:axis], p, *x.shape[axis:][1:]), float("-inf"),
                         dtype=x.dtype, device=x.device)
             x = concat([edge, x, edge], axis=x.ndim + axis)
-    oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
     inner = (slice(None),) * len(lead)
     slices = [x[(*inner, slice(i, i + sh * (oh - 1) + 1, sh), slice(j, j + sw * (ow - 1) + 1, sw))]
               for i in range(kh) for j in range(kw)]

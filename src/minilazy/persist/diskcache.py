@@ -1,34 +1,33 @@
 """The persistent compile cache: compiled programs kept on disk, for the next process.
 
 Above core. The compile cache asks its store (``executables.DiskStore``), which asks this module,
-only when its in-memory LRU misses. :func:`program_text` writes the cut out canonically (every
-node's op, attributes, shape, dtype and operand positions; the parameter layout; the outputs; the
-device). :func:`entry` hashes that with what else decides the program (JAX version, device kind,
-shardings) into a file name stable across processes, and :func:`load` / :func:`save` move the
-runtime's serialized executables in and out of entry files (their layout:
-:mod:`minilazy.persist.diskformat`), written atomically. Never imports jax: the runtime serializes
-and deserializes executables.
+only when its in-memory LRU misses. An entry is named by :mod:`minilazy.persist.keys`;
+:func:`load` / :func:`save` move the runtime's serialized executables in and out of entry files
+(their layout: :mod:`minilazy.persist.diskformat`), written atomically. Never imports jax: the
+runtime serializes and deserializes executables.
 
-The directory must be trusted: loading an executable unpickles it, which can run code (as with
-JAX's own compilation cache). It is made with mode 0o700.
+Loading an executable unpickles it, which can run code (as with JAX's own compilation cache): a
+directory is used only if it is this user's and nobody else can write it, and an entry only if
+its tag says this user wrote it (:mod:`minilazy.persist.trust`). The cache never fails a
+program: whatever goes wrong is a :class:`CacheWarning`, and the program is compiled instead.
 """
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import os
 import tempfile
 import threading
 import time
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Final, TypeVar
 
-from minilazy.core.cut import Cut
-from minilazy.persist.diskformat import FORMAT, contents, pack, unpack
+from minilazy.core.donation import raised_by_signal_handler
+from minilazy.persist import trust
+from minilazy.persist.diskformat import Untrusted, contents, pack, unpack
+from minilazy.persist.keys import Entry
 
 T = TypeVar("T")
 ENV: Final = "MINILAZY_CACHE_DIR"
@@ -38,7 +37,7 @@ _STALE_TEMP_S: Final = 3600.0  # a temporary file this old is a crashed writer's
 
 
 class CacheWarning(UserWarning):
-    """A persistent compile cache entry was ignored, or the cache directory cannot be used.
+    """A persistent compile cache entry was ignored, or the cache cannot be used (or trusted).
 
     Never an error: minilazy compiles the program instead, and goes on.
 
@@ -66,13 +65,16 @@ class Settings:
     chosen: Path | None | _Unset
     max_bytes: int
     broken: Path | None = None  # a directory that failed: unused until set_cache_dir is called
+    failed: bool = False  # the cache failed where no directory was known: off till set_cache_dir
     estimate: int | None = None  # bytes in the directory (this process's estimate)
+    secret: tuple[object, bytes] | None = None  # this user's, by what decides where it is
 
     def reset(self) -> None:
-        """Forget ``set_cache_dir``'s choice and a failed directory."""
+        """Forget ``set_cache_dir``'s choice, a failed directory and the secret read."""
         with _LOCK:
             self.chosen, self.max_bytes = _Unset(), DEFAULT_MAX_BYTES
-            self.broken = self.estimate = None
+            self.broken = self.estimate = self.secret = None
+            self.failed = False
 
 
 SETTINGS: Final = Settings(_Unset(), DEFAULT_MAX_BYTES)
@@ -81,14 +83,12 @@ _LOCK: Final = threading.Lock()
 
 def _from_environment() -> Path | None:
     value = os.environ.get(ENV)
-    if value is not None:
-        return Path(value).expanduser() if value else None
-    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not value:
+        return None if value is not None else trust.user_root()
     try:
-        root = Path(base) if os.path.isabs(base) else Path.home() / ".cache"
-    except (RuntimeError, KeyError):  # no home directory: no default place
-        return None
-    return root / "minilazy"
+        return Path(value).expanduser()
+    except (RuntimeError, KeyError):  # "~" with no home directory: used as it is (and warned of)
+        return Path(value)
 
 
 def cache_dir() -> Path | None:
@@ -96,7 +96,7 @@ def cache_dir() -> Path | None:
 
     Set by :func:`set_cache_dir`; until then by ``MINILAZY_CACHE_DIR`` (set but empty: off),
     else ``$XDG_CACHE_HOME/minilazy``, else ``~/.cache/minilazy``. ``None`` too after the
-    directory failed (a :class:`CacheWarning` said why).
+    directory failed, or was found unsafe (a :class:`CacheWarning` said why).
 
     Example:
         >>> import minilazy as ml
@@ -106,7 +106,7 @@ def cache_dir() -> Path | None:
     with _LOCK:
         chosen = SETTINGS.chosen
         found = _from_environment() if isinstance(chosen, _Unset) else chosen
-        return None if found is None or found == SETTINGS.broken else found
+        return None if found is None or found == SETTINGS.broken or SETTINGS.failed else found
 
 
 def set_cache_dir(path: str | os.PathLike[str] | None, *,
@@ -114,8 +114,10 @@ def set_cache_dir(path: str | os.PathLike[str] | None, *,
     """Keep compiled programs in ``path`` from now on, for every thread; ``None`` turns it off.
 
     Overrides ``MINILAZY_CACHE_DIR``. Entries not used for longest are deleted when the
-    directory holds more than about ``max_bytes``. The directory must be trusted (loading an
-    entry unpickles it); it is made with mode 0o700.
+    directory holds more than about ``max_bytes``. It is made with mode 0o700; one that exists
+    is used only if it is yours and nobody else can write it (loading an entry unpickles it),
+    else a :class:`CacheWarning` says why and the process runs without it. A directory that
+    failed is tried again after this call.
 
     Example:
         >>> import minilazy as ml, tempfile
@@ -133,98 +135,8 @@ def set_cache_dir(path: str | os.PathLike[str] | None, *,
     with _LOCK:
         SETTINGS.chosen = None if path is None else Path(path).expanduser()
         SETTINGS.max_bytes = max_bytes
-        SETTINGS.broken = None
-        SETTINGS.estimate = None
-
-
-def program_text(c: Cut, donated: tuple[bool, ...]) -> str:
-    """The cut's program, written out canonically: the same text in every process.
-
-    Never Python's ``hash`` (salted for ``str``, and by address for ``None`` before 3.12): each
-    node's op, ``repr`` of its attributes, shape, dtype and operand positions, one per line,
-    then which nodes are parameters and outputs, the device and the donation mask.
-
-    Example:
-        >>> import minilazy as ml, numpy as np
-        >>> from minilazy.core.cut import cut
-        >>> x = ml.asarray(np.ones(2, np.float32))
-        >>> print(program_text(cut([(x * 2.0 + x)._node], x.device), (False,)))
-        data NoAttrs() (2,) float32 []
-        scalar NoAttrs() () float32 []
-        multiply NoAttrs() (2,) float32 [0, 1]
-        add NoAttrs() (2,) float32 [2, 0]
-        params [0] scalars [1] groups [('float32', 1)]
-        outputs (3,) device cpu:0 donated (False,)
-    """
-    p = c.positions
-    lines = [f"{n.op.value} {n.attrs!r} {n.shape} {n.dtype.name} {[p[o] for o in n.operands]}"
-             for n in c.order]
-    lines.append(f"params {[p[n] for n in c.params]} scalars {[p[n] for n in c.scalars]} "
-                 f"groups {[(d.name, k) for d, k in c.groups]}")
-    lines.append(f"outputs {c.outputs} device {c.device} donated {donated}")
-    return "\n".join(lines)
-
-
-class Entry(NamedTuple):
-    """A program's entry in the persistent cache: its name, and what loading it needs.
-
-    Example:
-        >>> Entry("0" * 64, {}, (), 1, 1).inputs
-        1
-    """
-
-    name: str  # SHA-256 of its program and environment: the same in every process
-    about: dict[str, str]  # versions and device kind, to name a foreign entry in a warning
-    devices: tuple[Any, ...]  # the JAX devices the program runs on, in its mesh's order
-    inputs: int  # how many parameters it takes
-    outputs: int
-
-
-def entry(c: Cut, donated: tuple[bool, ...], about: dict[str, str],
-          params: Sequence[tuple[tuple[int, ...], object, Any]], devices: tuple[Any, ...],
-          process: str) -> Entry:
-    """The entry of ``c``'s program, from what the runtime knows of the devices.
-
-    The key covers the program text, ``about`` (JAX and jaxlib versions, device kind, platform
-    version), each parameter's shape, dtype and sharding with its device ids (a program for 8
-    devices never loads for 1), ``process`` (its place in a multi-process run), ``XLA_FLAGS``
-    and the engine's source.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.core.cut import cut
-        >>> x = ml.ones((2,))
-        >>> entry(cut([(x + 1.0)._node], x.device), (), {}, [], (), "").outputs
-        1
-    """
-    placed = [f"{shape} {dtype} {_placement(s)}" for shape, dtype, s in params]
-    text = (f"{FORMAT}\n{_fingerprint()}\n{about} {process} XLA_FLAGS="
-            f"{os.environ.get('XLA_FLAGS', '')!r} {placed}\n{program_text(c, donated)}")
-    return Entry(hashlib.sha256(text.encode()).hexdigest(), about, devices, len(params),
-                 len(c.outputs))
-
-
-def _placement(s: Any) -> str:
-    # A JAX sharding's repr names its mesh's axes, not its devices: add their ids, in order.
-    mesh = getattr(s, "mesh", None)
-    found = list(mesh.devices.flat) if mesh is not None else sorted(
-        s.device_set, key=lambda d: d.id)
-    return f"{s!r} on devices {[d.id for d in found]}"
-
-
-@functools.cache
-def _fingerprint() -> str:
-    # The engine's source (core's lowering, this package's formats): a lowering rule that changed
-    # must never load an old program.
-    digest = hashlib.sha256()
-    package = Path(__file__).parent.parent
-    for path in sorted([*package.glob("core/*.py"), *package.glob("persist/*.py")]):
-        name = path.relative_to(package).as_posix()
-        try:
-            digest.update(name.encode() + b"\0" + path.read_bytes())
-        except OSError:
-            digest.update(name.encode())
-    return digest.hexdigest()
+        SETTINGS.broken = SETTINGS.estimate = SETTINGS.secret = None
+        SETTINGS.failed = False
 
 
 def warn(message: str) -> None:
@@ -243,18 +155,24 @@ def read(key: str, about: Mapping[str, str]) -> bytes | None:
         True
     """
     directory = cache_dir()
-    if directory is None:
+    secret = None if directory is None else _trusted(directory, make=False)
+    if directory is None or secret is None:
         return None
     path = directory / f"{key}{SUFFIX}"
     try:
-        payload = unpack(contents(path, SETTINGS.max_bytes), key, about)
+        data = contents(path, SETTINGS.max_bytes)
     except FileNotFoundError:
         return None
-    except NotADirectoryError as e:  # the cache cannot be used here
-        _fail(directory, f"cannot read {path} ({e})")
+    except Untrusted as e:  # someone else's entry: this directory is not used again
+        _fail(directory, str(e))
         return None
-    except (OSError, RecursionError) as e:  # an odd entry (a FIFO, a device, a deep header)
-        payload = f"{type(e).__name__}: {e}"
+    except OSError as e:  # an odd entry (a FIFO, a device, a link), or a directory gone bad
+        if isinstance(e, NotADirectoryError) or not os.access(directory, os.W_OK | os.X_OK):
+            _fail(directory, f"cannot read {path} ({e})")
+            return None
+        payload: bytes | str = f"{type(e).__name__}: {e}"
+    else:
+        payload = unpack(data, key, about, secret)
     if isinstance(payload, str):
         warn(f"ignored {path}: {payload}; compiling instead")
         return None
@@ -280,6 +198,8 @@ def load(e: Entry, deserialize: Callable[[bytes], T]) -> T | None:
     try:
         return deserialize(payload)
     except Exception as err:  # a damaged or foreign entry: the caller compiles instead
+        if isinstance(err, CacheWarning) or raised_by_signal_handler(err):
+            raise  # not the entry's: a filter's error, or a user's timeout
         warn(f"cannot load entry {e.name} ({type(err).__name__}: {err}); compiling instead")
         return None
 
@@ -297,6 +217,8 @@ def save(e: Entry, serialize: Callable[[], bytes | None]) -> bool:
     try:
         payload = serialize()
     except Exception as err:  # a program that cannot be serialized still runs
+        if isinstance(err, CacheWarning) or raised_by_signal_handler(err):
+            raise
         warn(f"cannot serialize this program ({type(err).__name__}: {err})")
         return False
     return payload is not None and write(e.name, payload, e.about)
@@ -315,12 +237,15 @@ def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
         >>> write("0" * 64, b"", {}) in (True, False)
         True
     """
-    directory, data = cache_dir(), pack(key, payload, about)
-    if directory is None or len(data) > SETTINGS.max_bytes:
+    directory = cache_dir()
+    secret = None if directory is None else _trusted(directory, make=True)
+    if directory is None or secret is None:
+        return False
+    data = pack(key, payload, about, secret)
+    if len(data) > SETTINGS.max_bytes:
         return False
     temp, path = None, directory / f"{key}{SUFFIX}"
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -337,13 +262,74 @@ def write(key: str, payload: bytes, about: Mapping[str, str]) -> bool:
     return True
 
 
-def _fail(directory: Path, problem: str) -> None:
-    """Warn once, and use ``directory`` no more (until :func:`set_cache_dir`)."""
+def _trusted(directory: Path, make: bool) -> bytes | None:
+    """The secret to sign and check entries with, once ``directory`` is found safe.
+
+    The directory is checked each time (a ``stat``), made first if ``make``; the secret is read
+    once. ``None`` if the directory does not exist, or cannot be used (warned of once).
+    """
+    try:
+        if make:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        trust.check_directory(directory)
+    except FileNotFoundError:
+        if make:  # a parent vanished meanwhile
+            _fail(directory, f"cannot make {directory}")
+        return None
+    except (Untrusted, OSError) as e:
+        _fail(directory, str(e) if isinstance(e, Untrusted) else f"cannot use {directory} ({e})")
+        return None
+    where = (os.environ.get("XDG_CACHE_HOME"), os.environ.get("HOME"))  # decide its place
     with _LOCK:
-        if SETTINGS.broken == directory:
+        known = SETTINGS.secret
+    if known is not None and known[0] == where:
+        return known[1]
+    try:
+        secret = trust.secret()
+    except (Untrusted, OSError) as e:
+        _fail(directory, str(e) if isinstance(e, Untrusted) else
+              f"cannot keep the secret that signs your entries in {trust.user_root()} ({e}). "
+              "Fix: set XDG_CACHE_HOME to a directory of yours")
+        return None
+    with _LOCK:
+        SETTINGS.secret = (where, secret)
+    return secret
+
+
+def trouble(doing: str, error: Exception) -> None:
+    """An error the cache did not expect while ``doing``: warned of once, and the cache off.
+
+    Never fatal: the program is compiled instead. Raised again if it is not the cache's: one a
+    signal handler raised (a user's timeout), or a :class:`CacheWarning` a filter made an error.
+
+    Example:
+        >>> import warnings
+        >>> with warnings.catch_warnings(record=True) as w:
+        ...     warnings.simplefilter("always")
+        ...     trouble("reading", OSError("no"))
+        >>> SETTINGS.failed, "reading failed (OSError: no)" in str(w[0].message)
+        (True, True)
+        >>> SETTINGS.reset()
+    """
+    if isinstance(error, CacheWarning) or raised_by_signal_handler(error):
+        raise error
+    try:
+        directory = cache_dir()
+    except Exception:  # the very lookup fails: whatever the setting is, it is off
+        directory = None
+    _fail(directory, f"{doing} failed ({type(error).__name__}: {error})")
+
+
+def _fail(directory: Path | None, problem: str) -> None:
+    """Warn once, and use ``directory`` (``None``: any) no more (until :func:`set_cache_dir`)."""
+    with _LOCK:
+        if SETTINGS.failed or (directory is not None and SETTINGS.broken == directory):
             return
-        SETTINGS.broken = directory
-    warn(f"{problem}: going on without it")
+        if directory is None:
+            SETTINGS.failed = True
+        else:
+            SETTINGS.broken = directory
+    warn(f"{problem}: going on without the persistent cache")
 
 
 def _evict(directory: Path, added: int) -> None:

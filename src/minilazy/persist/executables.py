@@ -29,7 +29,7 @@ from minilazy.core.cut import Cut
 from minilazy.core.lowering import jax_device
 from minilazy.core.lowering_x64 import x64
 from minilazy.core.runtime import Compiled, compiled
-from minilazy.persist import diskcache
+from minilazy.persist import diskcache, keys
 
 _SAVE: Final = cast(Callable[[Any], tuple[bytes, Any, Any]], serialize_executable.serialize)
 _LOAD: Final = cast(Callable[..., Any], serialize_executable.deserialize_and_load)  # untyped
@@ -37,7 +37,7 @@ _BIND_LAPACK: Final = cast(Callable[[str, Any], str], lapack.prepare_lapack_call
 _LAPACK_TYPES: Final = {"s": np.float32, "d": np.float64, "c": np.complex64, "z": np.complex128}
 
 
-def disk_entry(c: Cut, donated: tuple[bool, ...]) -> diskcache.Entry:
+def disk_entry(c: Cut, donated: tuple[bool, ...]) -> keys.Entry:
     """The persistent cache's entry for ``c``: its key covers JAX, the devices, the processes.
 
     Example:
@@ -52,18 +52,18 @@ def disk_entry(c: Cut, donated: tuple[bool, ...]) -> diskcache.Entry:
         params = lowering.abstract_params(c)
     about = {"jax": jax.__version__, "jaxlib": jaxlib.version.__version__, "platform": d.platform,
              "device_kind": d.device_kind, "platform_version": d.client.platform_version}
-    return diskcache.entry(c, donated, about, [(p.shape, p.dtype, p.sharding) for p in params],
+    return keys.entry(c, donated, about, [(p.shape, p.dtype, p.sharding) for p in params],
                            (d,) if mesh is None else tuple(jax_device(x) for x in mesh.devices),
                            f"process {jax.process_index()} of {jax.process_count()}")
 
 
-def _trees(e: diskcache.Entry) -> tuple[Any, Any]:
+def _trees(e: keys.Entry) -> tuple[Any, Any]:
     # The executable's argument and result pytrees: (params, {}) and a tuple of results.
     return (jax.tree_util.tree_structure((tuple(range(e.inputs)), {})),
             jax.tree_util.tree_structure(tuple(range(e.outputs))))
 
 
-def serialize(executable: Any, e: diskcache.Entry) -> bytes | None:
+def serialize(executable: Any, e: keys.Entry) -> bytes | None:
     """An executable as bytes for the persistent cache; ``None`` if it must not be kept.
 
     The bytes start with the custom calls it makes (a JSON line), for :func:`deserialize` to
@@ -93,7 +93,7 @@ def serialize(executable: Any, e: diskcache.Entry) -> bytes | None:
     return json.dumps(calls).encode() + b"\n" + payload
 
 
-def deserialize(payload: bytes, e: diskcache.Entry, donated: tuple[bool, ...]) -> Compiled:
+def deserialize(payload: bytes, e: keys.Entry, donated: tuple[bool, ...]) -> Compiled:
     """An executable back from the persistent cache, loaded onto its own devices.
 
     Raises ``ValueError`` if it calls a kernel minilazy cannot bind first (see
@@ -134,26 +134,41 @@ class DiskStore:
         # The entry of the last miss, by the cut's structure (which holds no node, so no
         # buffer), until its save: the compile between them runs under the engine lock, and
         # naming an entry writes the whole program out, so it is done once per program.
-        self._missed: tuple[tuple[object, ...], tuple[bool, ...], diskcache.Entry] | None = None
+        self._missed: tuple[tuple[object, ...], tuple[bool, ...], keys.Entry] | None = None
 
     def load(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
-        """The program an earlier process kept for ``c``; ``None`` if off, or on a miss."""
+        """The program an earlier process kept for ``c``; ``None`` if off, or on a miss.
+
+        Never raises (but what a signal handler raises): the disk cache never fails a program.
+        """
         self._missed = None
-        if diskcache.cache_dir() is None:
+        try:
+            if diskcache.SETTINGS.failed or diskcache.cache_dir() is None:
+                return None
+            e = disk_entry(c, donated)
+            found = diskcache.load(e, lambda payload: deserialize(payload, e, donated))
+        except Exception as error:  # whatever it is: a warning, and XLA compiles the program
+            diskcache.trouble("reading the persistent cache", error)
             return None
-        e = disk_entry(c, donated)
-        found = diskcache.load(e, lambda payload: deserialize(payload, e, donated))
         if found is None:
             self._missed = (c.structure, donated, e)
         return found
 
     def save(self, c: Cut, donated: tuple[bool, ...], entry: Compiled) -> bool:
-        """Write ``entry``'s executable for later processes; whether it was written."""
+        """Write ``entry``'s executable for later processes; whether it was written.
+
+        Never raises (but what a signal handler raises), as :meth:`load`.
+        """
         missed, self._missed = self._missed, None
-        if diskcache.cache_dir() is None:
+        try:
+            if diskcache.SETTINGS.failed or diskcache.cache_dir() is None:
+                return False
+            e = missed[2] if missed and missed[:2] == (c.structure, donated) else \
+                disk_entry(c, donated)
+            return diskcache.save(e, lambda: serialize(entry.executable, e))
+        except Exception as error:
+            diskcache.trouble("writing to the persistent cache", error)
             return False
-        e = missed[2] if missed and missed[:2] == (c.structure, donated) else disk_entry(c, donated)
-        return diskcache.save(e, lambda: serialize(entry.executable, e))
 
 
 def install(cache: CompileCache = CACHE) -> None:

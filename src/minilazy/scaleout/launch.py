@@ -42,6 +42,7 @@ TIMEOUT_EXIT = 124  # like timeout(1)
 EARLY_EXIT = 1  # a script ended (with 0) while the others ran on past the grace period
 GRACE = 30.0  # seconds within which every script must end once the first has
 MAX_PROCESSES = 64  # on one machine; more is a typo (a fork bomb), not a run
+MAX_DEVICES_PER_PROCESS = 256  # CPU devices each: more is a typo too (XLA makes each one)
 KILL_AFTER = 2.0  # seconds between asking a process to stop and SIGKILL
 _TICK = 0.05  # how often the launcher looks at signals, the grace and the timeout
 _FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -231,8 +232,10 @@ def _check(argv: Sequence[str], n: int, devices_per_process: int | None, timeout
     for flag, value in (("--timeout", timeout), ("--grace", grace)):
         if value is not None and not value > 0:
             raise ValueError(f"{flag} must be > 0, got {value}")
-    if devices_per_process is not None and devices_per_process < 1:
-        raise ValueError(f"--devices-per-process must be >= 1, got {devices_per_process}")
+    if devices_per_process is not None and not 1 <= devices_per_process <= \
+            MAX_DEVICES_PER_PROCESS:
+        raise ValueError(f"--devices-per-process must be >= 1 and at most "
+                         f"{MAX_DEVICES_PER_PROCESS}, got {devices_per_process}")
     if not argv or not os.path.exists(argv[0]):
         script = argv[0] if argv else ""
         raise FileNotFoundError(errno.ENOENT, f"no such script: {script!r}", script)
@@ -330,7 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "when one ended early, 124 on timeout, 128 + k on signal k.")
     ap.add_argument("-n", "--nprocs", type=int, default=2,
                     help=f"processes, 1 to {MAX_PROCESSES} (default 2)")
-    ap.add_argument("--devices-per-process", type=int, metavar="K", help="CPU devices each")
+    ap.add_argument("--devices-per-process", type=int, metavar="K",
+                    help=f"CPU devices each, 1 to {MAX_DEVICES_PER_PROCESS}")
     ap.add_argument("--timeout", type=float, metavar="S", help="stop all after S seconds")
     ap.add_argument("--grace", type=float, metavar="S", default=GRACE,
                     help="once one script has ended, stop the rest (a failure) if they have not "

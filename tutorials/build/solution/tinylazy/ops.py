@@ -150,7 +150,7 @@ def jax_function(op: str) -> Callable[..., Any]:
     if op == "getitem":
         return lambda x, key: x[_key(key)]
     if op == "setitem":
-        return lambda x, key, value: x.at[_key(key)].set(cast(jnp.asarray(value), x.dtype))
+        return _set
     if op == "astype":
         return lambda x, dtype, copy=True: cast(x, dtype)
     if op == "arange":  # computed in the default dtype: JAX has no bool arange
@@ -161,6 +161,13 @@ def jax_function(op: str) -> Callable[..., Any]:
         return _by_zero(getattr(jnp, op.rstrip("=")))
     fn: Callable[..., Any] = getattr(jnp, op.rstrip("="))  # x op= y: cast back by the caller
     return fn
+
+
+def _set(x: Any, key: Any, value: Any) -> Any:
+    v, target = jnp.asarray(value), x[_key(key)].shape
+    if v.ndim > len(target):  # extra leading ones of the value: NumPy drops them, JAX does not
+        v = v.reshape(v.shape[v.ndim - len(target):])
+    return x.at[_key(key)].set(cast(v, x.dtype))
 
 
 def dummy(shape: tuple[int, ...], dtype: np.dtype[Any]) -> Array:
@@ -176,10 +183,14 @@ def _shaped(op: str, args: Any, kwargs: Any) -> tuple[tuple[int, ...], np.dtype[
     """Shape and dtype of ``zeros(shape, ...)`` and its kin, checked as NumPy checks them."""
     dims = args[0] if isinstance(args[0], (tuple, list)) else (args[0],)
     shape = tuple(operator.index(d) for d in dims)  # a float: TypeError, as NumPy's
+    if any(d > np.iinfo(np.intp).max for d in shape):
+        raise ValueError("Maximum allowed dimension exceeded")
     if any(d < 0 for d in shape):
         raise ValueError("negative dimensions are not allowed")
     dtype = np.asarray(numpy_function(op)((0,), *args[1:], **kwargs)).dtype
-    if int(np.prod(shape, dtype=object)) * dtype.itemsize > np.iinfo(np.intp).max:
+    # A zero among the dimensions excuses none of the others: NumPy multiplies the non-zero ones.
+    if int(np.prod([d for d in shape if d], dtype=object)) * dtype.itemsize > np.iinfo(
+            np.intp).max:
         raise ValueError("array is too big; `arr.size * arr.dtype.itemsize` is larger than "
                          "the maximum possible size.")
     return shape, dtype
