@@ -15,11 +15,14 @@ Example:
     False
 """
 
+import sys as _sys
+
 from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
+from minilazy.api import numpy_policy as _numpy_policy
 from minilazy.api.composites import (
     can_cast,
     copysign,
@@ -183,7 +186,7 @@ from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
-from minilazy.core.compile import CACHE as _CACHE
+from minilazy.core.cache import CACHE as _CACHE
 from minilazy.core.cut import PLANS as _PLANS
 from minilazy.core.device import Mesh
 from minilazy.core.dtypes import bool_ as bool
@@ -235,6 +238,8 @@ __array_api_version__ = "2023.12"
 _state.install(programs=_CACHE, cuts=_PLANS, tapes=_TAPES, debugger=_debug.DEBUGGER, disk=_SETTINGS)
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
+# The tensor's methods and NumPy protocols are this namespace's functions and policy.
+_state.install(namespace=_sys.modules[__name__], numpy_policy=_numpy_policy)
 __all__ = [
     # the engine: barriers, policy, metrics, debugging, caches, devices, sharding
     "Tensor", "Op", "mark_step", "sync", "wait", "eager", "policy", "BarrierPolicy",

@@ -7,7 +7,7 @@ differentiable, the gradient is the derivative; where it is not (``abs`` at 0, `
 tie, ``sort`` with ties), it is JAX's convention, which minilazy's rules follow. A last test
 checks that the table records every op with a VJP rule and every option of those ops, so a new op
 without an entry fails. (Smooth points of each rule: tests/autodiff/test_autodiff.py; linalg's and
-fft's rules on batches and complex matrices: tests/api/test_linalg.py, tests/api/test_fft.py.)
+fft's rules on batches and complex matrices: tests/linalg/test_linalg.py, tests/fft/test_fft.py.)
 """
 
 from __future__ import annotations

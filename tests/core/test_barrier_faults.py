@@ -30,7 +30,7 @@ import pytest
 
 import minilazy as ml
 from minilazy.core import barrier, donation, lowering, runtime
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.persist import diskcache
 
 

@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 import minilazy as ml
 from minilazy.core import barrier, lowering, runtime
 from minilazy.core import tensor as tracer
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.ir import Op
 
 
@@ -44,7 +44,7 @@ STAGES: dict[str, tuple[Any, str]] = {
     "compile": (runtime, "compile_lowered"),
     "execute": (runtime, "execute"),
     "donated": (runtime, "execute"),
-    "transfer": (runtime, "to_host"),
+    "transfer": (runtime, "copy_to_host"),
     "rebind": (barrier, "data_leaf"),
 }
 RECORD = (tracer, "Node")  # the record stage: an op's node cannot be made (at the op's call)

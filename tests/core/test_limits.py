@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 
 
 def _chain(x: ml.Tensor, n: int) -> tuple[ml.Tensor, np.ndarray]:

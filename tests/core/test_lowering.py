@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy.core.compile import CACHE, CompileCache
+from minilazy.core.cache import CACHE, CompileCache
 
 
 def test_64_bit_stays_64_bit_without_touching_jax_config():

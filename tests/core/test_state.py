@@ -23,7 +23,7 @@ import numpy as np
 import minilazy as ml
 from minilazy.autodiff.tape import TAPES
 from minilazy.core import state
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.cut import PLANS
 from minilazy.core.metrics import COUNTERS
 from minilazy.inspect.debug import DEBUGGER

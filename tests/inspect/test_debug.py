@@ -32,7 +32,7 @@ from minilazy.core.attrs import (
     Sort,
     ToShape,
 )
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.ir import FAMILY, Op
 from minilazy.inspect.debug import DEBUGGER
 from minilazy.inspect.printers import attrs_text

@@ -15,7 +15,7 @@ import os
 import signal
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -92,16 +92,6 @@ def warned(run: Callable[[], object]) -> list[str]:
         warnings.simplefilter("always")
         run()
     return [str(w.message) for w in caught if w.category is ml.CacheWarning]
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
-    directory = tmp_path / "cache"
-    ml.set_cache_dir(directory)
-    ml.clear_cache()
-    yield directory
-    ml.set_cache_dir(None)
-    ml.clear_cache()
 
 
 def works_again(directory: Path) -> None:

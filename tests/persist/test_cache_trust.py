@@ -19,7 +19,7 @@ import shutil
 import subprocess
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,17 +69,6 @@ def plant(entry: Path, marker: Path) -> None:
         head["sha256"] = hashlib.sha256(payload).hexdigest()
     raw = json.dumps(head).encode()
     entry.write_bytes(MAGIC + len(raw).to_bytes(4, "big") + raw + payload + tag)
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
-    """The persistent cache on, in an empty directory of this user's, memory's cache empty."""
-    directory = tmp_path / "cache"
-    ml.set_cache_dir(directory)
-    ml.clear_cache()
-    yield directory
-    ml.set_cache_dir(None)
-    ml.clear_cache()
 
 
 def first_entry(directory: Path) -> Path:

@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,17 +100,6 @@ def test_a_fresh_process_reads_every_program_from_disk(tmp_path: Path) -> None:
     assert warm["donations"] == cold[0]["donations"] > 0  # loaded programs donate too
     assert warm["key"] == cold[0]["key"] == cold[1]["key"]  # stable across processes
     assert all(p.suffix == diskcache.SUFFIX for p in tmp_path.iterdir())  # no temporary left
-
-
-@pytest.fixture
-def disk(tmp_path: Path) -> Iterator[Path]:
-    """The persistent cache on, in an empty directory, and the in-memory cache empty."""
-    directory = tmp_path / "cache"
-    ml.set_cache_dir(directory)
-    ml.clear_cache()
-    yield directory
-    ml.set_cache_dir(None)
-    ml.clear_cache()
 
 
 def program(a: np.ndarray) -> np.ndarray:

@@ -21,7 +21,7 @@ from minilazy.api.creation import full_like, zeros_like
 from minilazy.autodiff import vjps
 from minilazy.core import barrier, dtypes
 from minilazy.core.attrs import Attrs, ToShape
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.cut import cut
 from minilazy.core.ir import Device, Node, Op, Shape
 from minilazy.core.metrics import COUNTERS

@@ -3,7 +3,7 @@
 The IR as data (``dtypes``, ``device``, ``attrs``, ``ir``; ``metrics`` and ``state``, the
 counters and the shared state), the rules of every op (``infer`` and the tables beside it), the
 cut and its key (``cut``, ``donation``), the lowering to XLA (``lowering``), one device
-(``runtime``), the compile cache (``compile``), the barrier (``barrier``), and on top the tensor
+(``runtime``), the compile cache (``cache``), the barrier (``barrier``), and on top the tensor
 that records ops and calls the barrier (``tensor``, with host data, indexing and interop). Core
 imports nothing of minilazy outside itself; a module imports only those before it in
 :data:`PIPELINE` (``tests/test_structure.py`` checks both).
@@ -23,6 +23,6 @@ PIPELINE = (
     "scalars",                                                               # Python numbers
     "cut", "donation",                                                       # cut and key
     "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
-    "cluster", "runtime", "compile", "barrier",                              # run, cache, barrier
+    "cluster", "runtime", "cache", "barrier",                                # run, cache, barrier
     "host", "fallback", "indexing", "interop", "methods", "tensor",          # the tensor on top
 )

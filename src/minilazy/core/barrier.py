@@ -28,7 +28,7 @@ import numpy as np
 
 from minilazy.core import donation, runtime
 from minilazy.core.attrs import NONE
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.cut import Cut, bands, cut, roots_of
 from minilazy.core.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.core.metrics import COUNTERS
@@ -238,7 +238,7 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
 
 def _barrier(tensors: Sequence[Handle], cause: str, donate: bool) -> None:
     """Materialise the pending ``tensors``; raise the first failing tensor's error, if any."""
-    failure = _materialise(tensors, cause, donate)
+    failure = _materialise_or_failure(tensors, cause, donate)
     if failure is not None:
         try:
             raise failure
@@ -246,7 +246,8 @@ def _barrier(tensors: Sequence[Handle], cause: str, donate: bool) -> None:
             del failure  # the frame must not hold its own exception: a cycle
 
 
-def _materialise(tensors: Sequence[Handle], cause: str, donate: bool) -> Exception | None:
+def _materialise_or_failure(tensors: Sequence[Handle], cause: str,
+                            donate: bool) -> Exception | None:
     """Materialise the pending ``tensors``: one program per device, nothing lost on failure."""
     COUNTERS.barriers += 1
     COUNTERS.barrier_causes[cause] += 1
@@ -320,7 +321,7 @@ def wait(*tensors: Handle) -> None:
         payload = t._node.payload
         if type(payload) is Failure:
             payload.throw()
-        runtime.wait(payload)
+        runtime.block_until_ready(payload)
 
 
 # -- what the tensor calls: observations, host fallbacks, auto-cuts -----------------------------
@@ -353,7 +354,7 @@ def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
         >>> to_host(ml.ones((2,)) * 2.0, "numpy").tolist()
         [2.0, 2.0]
     """
-    return runtime.to_host(value(tensor, cause))
+    return runtime.copy_to_host(value(tensor, cause))
 
 
 def materialise(tensors: Sequence[Handle], cause: str) -> None:
@@ -390,7 +391,7 @@ def after_record(tensor: Handle) -> None:
             ENGINE.pending = min(n, p.max_pending_nodes // 2)
             return
         try:  # a program's failure is not raised here: the failing tensors hold it
-            e = _materialise(live, "auto", p.donate)
+            e = _materialise_or_failure(live, "auto", p.donate)
         finally:
             ENGINE.pending = 0
         if e is not None:

@@ -70,6 +70,18 @@ def short_name(dtype: DType) -> str:
     return f"{dtype.kind}{dtype.itemsize * 8}"
 
 
+def typed(dtype: DType | str, shape: tuple[int, ...]) -> str:
+    """``f32[2,3]``: how errors, printers and reprs show a value's type (the one formatter).
+
+    Example:
+        >>> from minilazy.core.dtypes import typed, float32
+        >>> typed(float32, (2, 3)), typed("i64", ())
+        ('f32[2,3]', 'i64[]')
+    """
+    name = dtype if isinstance(dtype, str) else short_name(dtype)
+    return f"{name}[{','.join(map(str, shape))}]"
+
+
 def canonical(dtype: DTypeLike) -> DType:
     """The minilazy dtype for ``dtype``, or a ``TypeError`` naming what is supported.
 

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from minilazy.core import dtypes
 from minilazy.core.attrs import Attrs, Fft, mismatch
-from minilazy.core.dtypes import DType, short_name
+from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
 
 
@@ -80,9 +80,9 @@ def fft_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
             (x,) = xs
             real_in = kind == Kind.RFFT
             if x.dtype not in (COMPLEX_OF if real_in else dtypes.COMPLEX):
-                shown = f"{short_name(x.dtype)}[{','.join(map(str, x.shape))}]"
                 want = "float32 or float64" if real_in else "complex"
-                raise TypeError(f"{name(kind)}: needs a {want} operand, got {shown}")
+                raise TypeError(f"{name(kind)}: needs a {want} operand, got "
+                                f"{typed(x.dtype, x.shape)}")
             if len(axes) != len(lengths) or not axes or len(set(axes)) != len(axes) or any(
                     not 0 <= a < len(x.shape) for a in axes) or min(lengths) < 1:
                 raise ShapeError(f"{name(kind)}: bad axes {axes} or lengths {lengths} for shape "

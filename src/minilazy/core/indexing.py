@@ -18,7 +18,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from types import EllipsisType
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 
@@ -28,13 +28,10 @@ from minilazy.core.dtypes import INTEGER
 from minilazy.core.fallback import host_values
 from minilazy.core.host import host_data
 from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
-from minilazy.core.state import LIVE
-
-if TYPE_CHECKING:  # the tensor module imports this one, for its keys: the type checker only
-    from minilazy.core.tensor import Tensor
+from minilazy.core.state import LIVE, Handle
 
 # A key item as the tensor hands it over: a tensor only when it is a boolean mask.
-Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Tensor"
+Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Handle"
 
 
 def _integer_index(k: np.ndarray[Any, Any]) -> None:
@@ -156,7 +153,7 @@ def index_spec(shape: Shape, key: Sequence[Item],
     # Index arrays in operand order: nodes, host arrays (made nodes last: an error in a later
     # item then sends nothing), or (mask, axis) of a mask tensor, read once the key is checked.
     arrays: list[Node | np.ndarray[Any, Any] | tuple[int, int]] = []
-    masks: list[Tensor] = []
+    masks: list[Handle] = []
     bounds: list[tuple[np.ndarray[Any, Any], int, int]] = []  # host arrays, their axes and sizes
     axis = 0
     for k in key:
@@ -205,12 +202,12 @@ def index_spec(shape: Shape, key: Sequence[Item],
             spec.append(At(k % n))
             axis += 1
         else:  # a boolean tensor: where its True entries are is data, known after a barrier
-            check_mask(shape, axis, k.shape)
-            for d in range(k.ndim):
+            check_mask(shape, axis, k._node.shape)
+            for d in range(len(k._node.shape)):
                 spec.append(Take(len(arrays)))
                 arrays.append((len(masks), d))
             masks.append(k)
-            axis += k.ndim
+            axis += len(k._node.shape)
     spec.extend(Span(0, shape[a], 1, False) for a in range(axis, len(shape)))
     # NumPy checks the values of index arrays only where they select something (a mask
     # tensor's selection is unknown yet: counted as something)

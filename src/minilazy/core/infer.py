@@ -32,7 +32,7 @@ from minilazy.core.attrs import (
     ToShape,
     mismatch,
 )
-from minilazy.core.dtypes import DType, short_name, sized
+from minilazy.core.dtypes import DType, sized, typed
 from minilazy.core.fft_rules import fft_rule
 from minilazy.core.index_rules import index_shape, piece_shape, setitem_shape
 from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
@@ -43,14 +43,14 @@ from minilazy.core.window_rules import conv_shape
 
 
 def describe(node: Node) -> str:
-    """``f32[2,3]``: how errors and printers show a value's type.
+    """``f32[2,3]``: how errors and printers show a node's type (:func:`~dtypes.typed`).
 
     Example:
         >>> from minilazy.core.ir import scalar_leaf
         >>> describe(scalar_leaf(1.0, dtypes.float32))
         'f32[]'
     """
-    return f"{short_name(node.dtype)}[{','.join(map(str, node.shape))}]"
+    return typed(node.dtype, node.shape)
 
 
 @lru_cache(maxsize=4096)

@@ -15,18 +15,15 @@ Never imports jax.
 
 from __future__ import annotations
 
-import sys
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final, cast
+from typing import TYPE_CHECKING, Any, Final, Self, cast
 
 import numpy as np
 
 from minilazy.core import barrier, runtime
 from minilazy.core.device import checked
 from minilazy.core.ir import Device, Node, data_leaf
-
-if TYPE_CHECKING:  # the tensor imports this module: only the type checker looks up
-    from minilazy.core.tensor import Tensor
+from minilazy.core.state import ENGINE, namespace
 
 # The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
 API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
@@ -62,6 +59,8 @@ class ArrayAPIMethods:
     __slots__ = ()
     _node: Node
     _device: Device
+    if TYPE_CHECKING:  # the tensor's constructor, which the methods below call through type()
+        def __init__(self, node: Node, device: Device) -> None: ...
 
     def __pos__(self) -> Any:
         """``+x``: ``x`` itself, but for bool, which NumPy (and ``ml.positive``) refuse.
@@ -89,8 +88,8 @@ class ArrayAPIMethods:
         if api_version is not None and api_version not in API_VERSIONS:
             raise ValueError(f"api_version must be one of {API_VERSIONS} or None, got "
                              f"{api_version!r}")
-        # Looked up, not imported: the namespace is minilazy's face, above core.
-        return sys.modules["minilazy"]
+        result: ModuleType = namespace()  # minilazy's face, above core: handed over, not imported
+        return result
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         """``np.exp(t)``, ``ndarray + t``: the namespace's function, recorded (a Tensor back).
@@ -105,8 +104,8 @@ class ArrayAPIMethods:
             >>> type(y).__name__, y.tolist()
             ('Tensor', [2.0])
         """
-        # Looked up, not imported: the policy is the namespace's (minilazy.api), above core.
-        return sys.modules["minilazy.api.numpy_policy"].array_ufunc(ufunc, method, inputs, kwargs)
+        # The policy is the namespace's (minilazy.api), above core: handed over, not imported.
+        return ENGINE.numpy_policy.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """``np.sum(t, 0)``, ``np.concatenate([t, a])``: minilazy's function where it has one.
@@ -122,9 +121,9 @@ class ArrayAPIMethods:
             >>> np.sum(x, 0).tolist(), np.shape(x), type(np.mean(x)).__name__
             ([4.0, 6.0], (2, 2), 'Tensor')
         """
-        return sys.modules["minilazy.api.numpy_policy"].array_function(func, args, kwargs)
+        return ENGINE.numpy_policy.array_function(func, args, kwargs)
 
-    def to_device(self, device: Device, /, *, stream: None = None) -> Tensor:
+    def to_device(self, device: Device, /, *, stream: None = None) -> Self:
         """This tensor on ``device`` (itself when already there); the Array API's ``.to()``.
 
         ``stream`` must be ``None``: transfers are ordered by the runtime, not by the caller.
@@ -137,13 +136,12 @@ class ArrayAPIMethods:
         """
         if stream is not None:
             raise ValueError(f"to_device: minilazy has no streams, got stream={stream!r}")
-        me = cast("Tensor", self)
         device = checked(device, "to_device")
         if device == self._device:
-            return me
-        node = me._node
-        buffer = runtime.move(barrier.value(me, "to"), device)
-        return type(me)(data_leaf(buffer, node.shape, node.dtype), device)
+            return self
+        node = self._node
+        buffer = runtime.move(barrier.value(self, "to"), device)
+        return type(self)(data_leaf(buffer, node.shape, node.dtype), device)
 
     def __complex__(self, /) -> complex:
         """The single element as a Python ``complex`` (an observation barrier, as ``float()``).
@@ -154,7 +152,7 @@ class ArrayAPIMethods:
             ((2.5+0j), (1-2j))
         """
         check_scalar(self, "complex()")
-        return complex(cast("Tensor", self).item())
+        return complex(barrier.to_host(self, "item").item())
 
     def __dlpack_device__(self, /) -> tuple[int, int]:
         """Where :meth:`__dlpack__` hands the data over: always the host (``kDLCPU``, 0).
@@ -188,14 +186,13 @@ class ArrayAPIMethods:
             raise BufferError(f"__dlpack__: minilazy exports to the host (1, 0) only, got "
                               f"dl_device={dl_device}")
         if copy is False:
-            buffer = None if self._device.platform != "cpu" else barrier.value(
-                cast("Tensor", self), "__dlpack__")
+            buffer = None if self._device.platform != "cpu" else barrier.value(self, "__dlpack__")
             if buffer is None or len(buffer.sharding.device_set) > 1:
                 raise BufferError(f"__dlpack__: copy=False, but a tensor on {self._device} "
                                   f"{'' if buffer is None else 'split over a mesh '}reaches "
                                   "the host only as a copy")
             return buffer.__dlpack__(max_version=max_version, copy=False)
-        host = barrier.to_host(cast("Tensor", self), "__dlpack__")  # writable, ours alone
+        host = barrier.to_host(self, "__dlpack__")  # writable, ours alone
         # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
         return host.__dlpack__(stream=stream, max_version=max_version)
 
@@ -211,9 +208,9 @@ class ArrayAPIMethods:
             >>> (pickle.loads(pickle.dumps(ml.arange(3) * 2)) + 1).tolist()
             [1, 3, 5]
         """
-        return unpickle, (barrier.to_host(cast("Tensor", self), "pickle"),)
+        return unpickle, (barrier.to_host(self, "pickle"),)
 
-    def __copy__(self) -> Tensor:
+    def __copy__(self) -> Self:
         """A new handle on the same node (nothing runs): ``copy.copy``; in-place ops rebind one.
 
         Example:
@@ -225,10 +222,9 @@ class ArrayAPIMethods:
             >>> x.tolist(), y.tolist()
             ([1.0, 1.0], [2.0, 2.0])
         """
-        me = cast("Tensor", self)
-        return type(me)(me._node, me._device)  # registered live: mark_step materialises it
+        return type(self)(self._node, self._device)  # registered live: mark_step materialises it
 
-    def __deepcopy__(self, memo: dict[int, object], /) -> Tensor:
+    def __deepcopy__(self, memo: dict[int, object], /) -> Self:
         """As :meth:`__copy__`: nodes and device buffers are never written, so sharing is a copy.
 
         Example:
@@ -240,12 +236,12 @@ class ArrayAPIMethods:
         return self.__copy__()
 
 
-def unpickle(values: np.ndarray[Any, Any]) -> Tensor:
+def unpickle(values: np.ndarray[Any, Any]) -> ArrayAPIMethods:
     """A pickled tensor back from its values: ``ml.asarray(values)`` (see ``__reduce__``).
 
     Example:
         >>> unpickle(np.arange(2)).tolist()
         [0, 1]
     """
-    # Looked up, not imported: asarray is the face's (minilazy.api), above core.
-    return cast("Tensor", sys.modules["minilazy"].asarray(values))
+    # asarray is the face's (minilazy.api), above core: handed over, not imported
+    return cast(ArrayAPIMethods, namespace().asarray(values))

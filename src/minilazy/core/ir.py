@@ -38,7 +38,7 @@ from minilazy.core.attrs import (
     mismatch,
 )
 from minilazy.core.device import Device as Device
-from minilazy.core.dtypes import CODE, DType, Number, Scalar, short_name
+from minilazy.core.dtypes import CODE, DType, Number, Scalar, typed
 
 Shape: TypeAlias = tuple[int, ...]
 
@@ -302,8 +302,7 @@ class Node:
                                 *[o.digest for o in operands]))
 
     def __repr__(self) -> str:
-        dims = ",".join(map(str, self.shape))
-        return f"<Node {self.op.value} {short_name(self.dtype)}[{dims}]>"
+        return f"<Node {self.op.value} {typed(self.dtype, self.shape)}>"
 
 
 def data_leaf(buffer: object, shape: Shape, dtype: DType,

@@ -2,8 +2,8 @@
 
 An extension beyond the Array API, which has functions, not methods, for these: NumPy and
 PyTorch code calls methods, and breaks first where they are missing. Each method is its
-namespace function, found through ``__array_namespace__`` (the standard's own link from an
-array to its functions; the namespace is minilazy's face, above core), with NumPy's calling
+namespace function (the namespace is minilazy's face, above core, which ``import minilazy``
+hands the engine as it hands it the compile cache's store), with NumPy's calling
 conventions: a positional ``axis``, ``ddof`` for the variance's correction, ``reshape(2, 3)``
 as well as ``reshape((2, 3))``. Like the functions, each records ops and runs nothing. Never
 imports jax.
@@ -11,22 +11,21 @@ imports jax.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, Self, TypeVar, cast
 
 from minilazy.core.dtypes import DTypeLike
 from minilazy.core.infer import normalize_axis
-
-if TYPE_CHECKING:  # the tensor inherits this class: only the type checker looks up
-    from minilazy.core.tensor import Tensor
+from minilazy.core.interop import ArrayAPIMethods
+from minilazy.core.state import namespace
 
 Axes = int | Sequence[int] | None
+T = TypeVar("T")
 
 
-def _call(name: str, *args: Any, **kwargs: Any) -> Tensor:
-    # Looked up, not imported: the namespace is minilazy's face, above core.
-    return cast("Tensor", getattr(sys.modules["minilazy"], name)(*args, **kwargs))
+def _call(name: str, x: T, *args: Any, **kwargs: Any) -> T:
+    """The namespace's function ``name`` on ``x``: a tensor of ``x``'s class."""
+    return cast(T, getattr(namespace(), name)(x, *args, **kwargs))
 
 
 def _shape(shape: tuple[Any, ...]) -> Any:
@@ -34,7 +33,7 @@ def _shape(shape: tuple[Any, ...]) -> Any:
     return shape[0] if len(shape) == 1 and not isinstance(shape[0], int) else shape
 
 
-class NumPyMethods:
+class NumPyMethods(ArrayAPIMethods):
     """NumPy's common array methods, each the namespace function of the same name.
 
     Example:
@@ -47,7 +46,7 @@ class NumPyMethods:
     __slots__ = ()
 
     def sum(self, axis: Axes = None, dtype: DTypeLike | None = None, *,
-            keepdims: bool = False) -> Tensor:
+            keepdims: bool = False) -> Self:
         """:func:`minilazy.sum`, NumPy's ``a.sum(axis, dtype)``.
 
         Example:
@@ -58,7 +57,7 @@ class NumPyMethods:
         return _call("sum", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def prod(self, axis: Axes = None, dtype: DTypeLike | None = None, *,
-             keepdims: bool = False) -> Tensor:
+             keepdims: bool = False) -> Self:
         """:func:`minilazy.prod`, NumPy's ``a.prod(axis, dtype)``.
 
         Example:
@@ -69,7 +68,7 @@ class NumPyMethods:
         return _call("prod", self, axis=axis, dtype=dtype, keepdims=keepdims)
 
     def mean(self, axis: Axes = None, dtype: DTypeLike | None = None, *,
-             keepdims: bool = False) -> Tensor:
+             keepdims: bool = False) -> Self:
         """:func:`minilazy.mean`, NumPy's ``a.mean(axis, dtype)`` (sums and quotient in ``dtype``).
 
         Example:
@@ -80,7 +79,7 @@ class NumPyMethods:
         return _call("mean", self, axis=axis, keepdims=keepdims, dtype=dtype)
 
     def var(self, axis: Axes = None, dtype: DTypeLike | None = None, *, ddof: float = 0,
-            keepdims: bool = False) -> Tensor:
+            keepdims: bool = False) -> Self:
         """:func:`minilazy.var` with ``correction=ddof``, NumPy's ``a.var(axis, dtype, ddof=)``.
 
         Example:
@@ -91,7 +90,7 @@ class NumPyMethods:
         return _call("var", self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
 
     def std(self, axis: Axes = None, dtype: DTypeLike | None = None, *, ddof: float = 0,
-            keepdims: bool = False) -> Tensor:
+            keepdims: bool = False) -> Self:
         """:func:`minilazy.std` with ``correction=ddof``, NumPy's ``a.std(axis, dtype, ddof=)``.
 
         Example:
@@ -101,7 +100,7 @@ class NumPyMethods:
         """
         return _call("std", self, axis=axis, correction=ddof, keepdims=keepdims, dtype=dtype)
 
-    def max(self, axis: Axes = None, *, keepdims: bool = False) -> Tensor:
+    def max(self, axis: Axes = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.max`, NumPy's ``a.max(axis)``.
 
         Example:
@@ -111,7 +110,7 @@ class NumPyMethods:
         """
         return _call("max", self, axis=axis, keepdims=keepdims)
 
-    def min(self, axis: Axes = None, *, keepdims: bool = False) -> Tensor:
+    def min(self, axis: Axes = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.min`, NumPy's ``a.min(axis)``.
 
         Example:
@@ -121,7 +120,7 @@ class NumPyMethods:
         """
         return _call("min", self, axis=axis, keepdims=keepdims)
 
-    def argmax(self, axis: int | None = None, *, keepdims: bool = False) -> Tensor:
+    def argmax(self, axis: int | None = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.argmax` (the flat index when ``axis`` is None), NumPy's ``a.argmax``.
 
         Example:
@@ -131,7 +130,7 @@ class NumPyMethods:
         """
         return _call("argmax", self, axis=axis, keepdims=keepdims)
 
-    def argmin(self, axis: int | None = None, *, keepdims: bool = False) -> Tensor:
+    def argmin(self, axis: int | None = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.argmin`, NumPy's ``a.argmin(axis)``.
 
         Example:
@@ -141,7 +140,7 @@ class NumPyMethods:
         """
         return _call("argmin", self, axis=axis, keepdims=keepdims)
 
-    def any(self, axis: Axes = None, *, keepdims: bool = False) -> Tensor:
+    def any(self, axis: Axes = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.any`, NumPy's ``a.any(axis)``.
 
         Example:
@@ -151,7 +150,7 @@ class NumPyMethods:
         """
         return _call("any", self, axis=axis, keepdims=keepdims)
 
-    def all(self, axis: Axes = None, *, keepdims: bool = False) -> Tensor:
+    def all(self, axis: Axes = None, *, keepdims: bool = False) -> Self:
         """:func:`minilazy.all`, NumPy's ``a.all(axis)``.
 
         Example:
@@ -161,7 +160,7 @@ class NumPyMethods:
         """
         return _call("all", self, axis=axis, keepdims=keepdims)
 
-    def cumsum(self, axis: int | None = None, dtype: DTypeLike | None = None) -> Tensor:
+    def cumsum(self, axis: int | None = None, dtype: DTypeLike | None = None) -> Self:
         """:func:`minilazy.cumulative_sum`; over the flattened tensor when ``axis`` is None.
 
         Example:
@@ -169,12 +168,10 @@ class NumPyMethods:
             >>> ml.asarray([[1, 2], [3, 4]]).cumsum().tolist()
             [1, 3, 6, 10]
         """
-        x = cast("Tensor", self)
-        if axis is None:
-            x, axis = x.reshape(-1), 0
-        return _call("cumulative_sum", x, axis=axis, dtype=dtype)
+        x = self.reshape(-1) if axis is None else self
+        return _call("cumulative_sum", x, axis=0 if axis is None else axis, dtype=dtype)
 
-    def reshape(self, *shape: Any, copy: bool | None = None) -> Tensor:
+    def reshape(self, *shape: Any, copy: bool | None = None) -> Self:
         """:func:`minilazy.reshape`: ``a.reshape(2, 3)`` or ``a.reshape((2, 3))``.
 
         Example:
@@ -184,7 +181,7 @@ class NumPyMethods:
         """
         return _call("reshape", self, _shape(shape), copy=copy)
 
-    def flatten(self) -> Tensor:
+    def flatten(self) -> Self:
         """The tensor as one axis, in row-major order (NumPy's ``a.flatten()``).
 
         Example:
@@ -194,7 +191,7 @@ class NumPyMethods:
         """
         return _call("reshape", self, (-1,))
 
-    def ravel(self) -> Tensor:
+    def ravel(self) -> Self:
         """As :meth:`flatten` (a lazy tensor has no views to share).
 
         Example:
@@ -204,7 +201,7 @@ class NumPyMethods:
         """
         return _call("reshape", self, (-1,))
 
-    def transpose(self, *axes: Any) -> Tensor:
+    def transpose(self, *axes: Any) -> Self:
         """:func:`minilazy.permute_dims`; every axis reversed when none is given (NumPy's).
 
         Example:
@@ -213,11 +210,10 @@ class NumPyMethods:
             >>> x.transpose().shape, x.transpose(0, 2, 1).shape, x.transpose((1, 0, 2)).shape
             ((4, 3, 2), (2, 4, 3), (3, 2, 4))
         """
-        me = cast("Tensor", self)
-        order = _shape(axes) if axes else tuple(range(me.ndim))[::-1]
+        order = _shape(axes) if axes else tuple(range(len(self._node.shape)))[::-1]
         return _call("permute_dims", self, tuple(order))
 
-    def swapaxes(self, axis1: int, axis2: int) -> Tensor:
+    def swapaxes(self, axis1: int, axis2: int) -> Self:
         """The tensor with two axes exchanged (NumPy's ``a.swapaxes``).
 
         Example:
@@ -225,9 +221,9 @@ class NumPyMethods:
             >>> ml.ones((2, 3, 4)).swapaxes(0, -1).shape
             (4, 3, 2)
         """
-        return _call("permute_dims", self, _swapped(cast("Tensor", self).ndim, axis1, axis2))
+        return _call("permute_dims", self, _swapped(len(self._node.shape), axis1, axis2))
 
-    def squeeze(self, axis: Axes = None) -> Tensor:
+    def squeeze(self, axis: Axes = None) -> Self:
         """:func:`minilazy.squeeze`; every axis of length 1 when ``axis`` is None (NumPy's).
 
         Example:
@@ -235,12 +231,11 @@ class NumPyMethods:
             >>> ml.ones((1, 3, 1)).squeeze().shape, ml.ones((1, 3, 1)).squeeze(0).shape
             ((3,), (3, 1))
         """
-        me = cast("Tensor", self)
         if axis is None:
-            axis = tuple(i for i, n in enumerate(me.shape) if n == 1)
+            axis = tuple(i for i, n in enumerate(self._node.shape) if n == 1)
         return _call("squeeze", self, axis=axis)
 
-    def astype(self, dtype: DTypeLike, *, copy: bool = True) -> Tensor:
+    def astype(self, dtype: DTypeLike, *, copy: bool = True) -> Self:
         """:func:`minilazy.astype`, NumPy's ``a.astype(dtype)``.
 
         Example:
@@ -250,7 +245,7 @@ class NumPyMethods:
         """
         return _call("astype", self, dtype, copy=copy)
 
-    def clip(self, min: Any = None, max: Any = None) -> Tensor:
+    def clip(self, min: Any = None, max: Any = None) -> Self:
         """:func:`minilazy.clip`, NumPy's ``a.clip(min, max)``.
 
         Example:
@@ -260,7 +255,7 @@ class NumPyMethods:
         """
         return _call("clip", self, min=min, max=max)
 
-    def detach(self) -> Tensor:
+    def detach(self) -> Self:
         """:func:`minilazy.stop_gradient`: the value, without a gradient (PyTorch's ``detach``).
 
         Example:
@@ -270,7 +265,7 @@ class NumPyMethods:
         """
         return _call("stop_gradient", self)
 
-    def copy(self) -> Tensor:
+    def copy(self) -> Self:
         """A new tensor with the same values (NumPy's ``a.copy()``): nothing runs.
 
         Nodes and buffers are never written, so a new handle is a copy; an in-place op on one
@@ -284,8 +279,7 @@ class NumPyMethods:
             >>> x.tolist(), y.tolist()
             ([1.0, 1.0], [2.0, 2.0])
         """
-        me = cast("Tensor", self)
-        return type(me)(me._node, me._device)
+        return type(self)(self._node, self._device)
 
 
 def _swapped(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:

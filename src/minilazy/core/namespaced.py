@@ -20,7 +20,7 @@ import numpy as np
 
 from minilazy.core import dtypes, fft_rules
 from minilazy.core.attrs import Attrs, Fft, Linalg, Sort, mismatch
-from minilazy.core.dtypes import DType, short_name
+from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
 
 
@@ -49,14 +49,14 @@ class Fn(enum.IntEnum):
     SLOGDET_LOGABS = 12
 
 
+def _shown(x: Node) -> str:
+    return typed(x.dtype, x.shape)
+
+
 # The dtypes the primitives compute in: NumPy's linalg has no float16 (nor has LAPACK).
 LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMPLEX
 # The results that are real whatever the input: eigenvalues, singular values, log |det|.
 REAL_RESULTS: Final = frozenset({Fn.EIGH_VALUES, Fn.SVD_S, Fn.SLOGDET_LOGABS})
-
-
-def _shown(x: Node) -> str:
-    return f"{short_name(x.dtype)}[{','.join(map(str, x.shape))}]"
 
 
 def sort_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:

@@ -120,7 +120,7 @@ def _check_size_one(t: Tensor, what: str) -> None:
                          + (": use x.any() or x.all()" if what == "bool()" else ""))
 
 
-class Tensor(ArrayAPIMethods, NumPyMethods):
+class Tensor(NumPyMethods):
     """A lazy n-dimensional array: ops on it are recorded, not run, until a barrier.
 
     Make tensors with ``ml.asarray`` and the creation functions, not with this constructor.

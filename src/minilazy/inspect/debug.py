@@ -23,7 +23,7 @@ from typing import Final
 
 from minilazy.core.attrs import NONE, Attrs, Sharding
 from minilazy.core.cut import Cut
-from minilazy.core.dtypes import short_name
+from minilazy.core.dtypes import short_name, typed
 from minilazy.core.infer import describe
 from minilazy.core.ir import Device, Node
 from minilazy.core.metrics import COUNTERS
@@ -143,7 +143,7 @@ def _new_input(c: Cut, mine: Summary, other: Summary) -> tuple[str, str, Node] |
     for kind, at, same in (("shape", 2, dtype), ("dtype", 1, shape)):  # the other part kept
         if was := next((o for o in old if o[0] == op and o[at] == same), None):
             return kind, (f"input %{i} {op} is {describe(node)}, was "
-                          f"{was[2]}[{','.join(map(str, was[1]))}]"), node
+                          f"{typed(was[2], was[1])}"), node
     grew = f"the graph grew from {len(other)} to {len(mine)} nodes: " \
         if len(mine) > len(other) else ""
     what = "a Python number" if op == "scalar" else "a tensor's value on the device"
@@ -213,7 +213,7 @@ def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, s
         return "size", f"the graph shrank from {len(other)} to {len(mine)} nodes", None
     node = c.order[i]
     op, attrs, shape, dtype, ins, _ = other[i]
-    was = f"{dtype}[{','.join(map(str, shape))}]"
+    was = typed(dtype, shape)
     if op != node.op.value:
         return "op", f"%{i} is {node.op.value} where the cached graph has {op}", node
     if shape != node.shape:

@@ -310,4 +310,4 @@ def run(*tensors: Tensor) -> list[Array]:
     """
     roots = [t._node for t in tensors]
     c = cut(roots, tensors[0].device)
-    return evaluate(c, [runtime.to_host(p.payload) for p in c.params])
+    return evaluate(c, [runtime.copy_to_host(p.payload) for p in c.params])

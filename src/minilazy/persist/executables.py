@@ -1,7 +1,7 @@
 """The runtime's half of the persistent compile cache: entries' keys, executables as bytes.
 
 :class:`DiskStore` is what the compile cache asks on a miss (its
-:class:`~minilazy.core.compile.Store`); ``import minilazy`` puts it there (:func:`install`). Beside
+:class:`~minilazy.core.cache.Store`); ``import minilazy`` puts it there (:func:`install`). Beside
 the runtime, and like it free to import jax. :func:`disk_entry` names a cut's entry from what
 decides its program here (JAX's version, the devices, the processes); :func:`serialize` and
 :func:`deserialize` turn an executable into an entry's payload and back, and make sure a program
@@ -24,7 +24,7 @@ from jax.experimental import serialize_executable
 from jaxlib import lapack
 
 from minilazy.core import lowering
-from minilazy.core.compile import CACHE, CompileCache
+from minilazy.core.cache import CACHE, CompileCache
 from minilazy.core.cut import Cut
 from minilazy.core.lowering import jax_device
 from minilazy.core.lowering_x64 import x64
@@ -121,11 +121,11 @@ def _lapack_kernels() -> frozenset[str]:
 
 
 class DiskStore:
-    """The persistent cache as a :class:`~minilazy.core.compile.Store`, in ``cache_dir()``.
+    """The persistent cache as a :class:`~minilazy.core.cache.Store`, in ``cache_dir()``.
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.core.compile import CACHE
+        >>> from minilazy.core.cache import CACHE
         >>> isinstance(CACHE.store, DiskStore)  # import minilazy installed it
         True
     """
@@ -175,7 +175,7 @@ def install(cache: CompileCache = CACHE) -> None:
     """Put the persistent cache under ``cache`` (what ``import minilazy`` does, once).
 
     Example:
-        >>> from minilazy.core.compile import CompileCache
+        >>> from minilazy.core.cache import CompileCache
         >>> cache = CompileCache()
         >>> install(cache)
         >>> type(cache.store).__name__

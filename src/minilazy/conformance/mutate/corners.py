@@ -363,7 +363,8 @@ def autocut_limit_grows() -> MinilazyAdapter:
 
     No two cuts of a loop then hold the same ops: every cut compiles a program of its own.
     """
-    real, cut = state.current_policy, barrier._materialise  # as the barrier imported them
+    # as the barrier imported them
+    real, cut = state.current_policy, barrier._materialise_or_failure
     grown = [1.0]
 
     def policy() -> state.BarrierPolicy:
@@ -376,5 +377,5 @@ def autocut_limit_grows() -> MinilazyAdapter:
         return cut(tensors, cause, donate)
 
     _set(barrier, "current_policy", policy)
-    _set(barrier, "_materialise", materialise)
+    _set(barrier, "_materialise_or_failure", materialise)
     return cpu()

@@ -26,7 +26,7 @@ from minilazy.conformance.registry import ops
 from minilazy.core import barrier, donation, lowering, runtime, state
 from minilazy.core import namespaced as linalg_rules
 from minilazy.core import tensor as tracer
-from minilazy.core.compile import CACHE
+from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
 from minilazy.core.tensor import Tensor
 from minilazy.persist import executables as runtime_disk

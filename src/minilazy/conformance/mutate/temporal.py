@@ -28,7 +28,7 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.core import barrier, lowering, scalars, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Constant, Fft, Index, Linalg
-from minilazy.core.compile import CompileCache
+from minilazy.core.cache import CompileCache
 from minilazy.core.fft_rules import Kind, Norm
 from minilazy.core.index_rules import index_shape, numpy_index
 from minilazy.core.ir import Node, Op
