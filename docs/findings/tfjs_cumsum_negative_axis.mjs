@@ -9,8 +9,9 @@ gives shape [undefined, 2]. An axis past the last one (tf.cumsum(ones([2, 2]), 5
 along the last axis instead of raising (NumPy: AxisError). TensorFlow's own cumsum takes axes in
 [-rank, rank) and refuses the rest.
 
-Breaks LZ-NUM-016 (cumulative_sum along any axis matches the oracle) and LZ-ERR-001 (an
-out-of-range axis raises at the call).
+Breaks LZ-NUM-016 (cumulative_sum along any axis matches the oracle), LZ-ERR-001 (an
+out-of-range axis raises at the call) and LZ-CACHE-009 (whose test runs cumulative_sum with axis
+-1, then -2).
 Seen on @tensorflow/tfjs-core 4.22.0 with @tensorflow/tfjs-backend-cpu 4.22.0, Node 20.
 */
 import { createRequire } from "node:module";
