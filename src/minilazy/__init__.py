@@ -130,6 +130,7 @@ from minilazy.api.everyday import (
     transpose,
     unpack,
 )
+from minilazy.api.indexing import ViewWriteWarning
 from minilazy.api.info import Info, __array_namespace_info__
 from minilazy.api.manipulation import (
     broadcast_arrays,
@@ -182,9 +183,11 @@ from minilazy.api.shaping import (
     triu,
 )
 from minilazy.api.sorting import argsort, sort
+from minilazy.api.tensor import Tensor
 from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
+from minilazy.core import tracer as _tracer
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
 from minilazy.core.cache import CACHE as _CACHE
 from minilazy.core.cut import PLANS as _PLANS
@@ -208,12 +211,10 @@ from minilazy.core.dtypes import (
     uint32,
     uint64,
 )
-from minilazy.core.indexing import ViewWriteWarning
 from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
 from minilazy.core.metrics import Metrics, reset_metrics
 from minilazy.core.runtime import default_device, devices
 from minilazy.core.state import BarrierPolicy, current_policy, set_policy
-from minilazy.core.tensor import Tensor
 from minilazy.inspect import debug as _debug
 from minilazy.inspect.debug import (
     CompileRecord,
@@ -240,6 +241,7 @@ _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.
 _state.install(namespace=_sys.modules[__name__], numpy_policy=_numpy_policy)
+_tracer.install(Tensor)  # the tensor core's record makes: the tracer with its surface
 __all__ = [
     # the engine: barriers, policy, metrics, debugging, caches, devices, sharding
     "Tensor", "Op", "mark_step", "sync", "wait", "eager", "policy", "BarrierPolicy",

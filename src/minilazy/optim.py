@@ -25,8 +25,8 @@ from typing import TypeAlias
 from minilazy.api.creation import full, zeros, zeros_like
 from minilazy.api.elementwise import astype, sqrt
 from minilazy.api.everyday import pack, unpack
+from minilazy.api.tensor import Tensor
 from minilazy.core import dtypes
-from minilazy.core.tensor import Tensor
 
 Tree: TypeAlias = Tensor | dict[str, "Tree"] | list["Tree"] | tuple["Tree", ...]
 State: TypeAlias = dict[str, Tree]

@@ -31,12 +31,12 @@ import numpy as np
 from minilazy.api.creation import asarray, full
 from minilazy.api.elementwise import cos, log1p, maximum, sqrt
 from minilazy.api.shaping import reshape, stack
+from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Cast, Iota
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import integers
 from minilazy.core.ir import Device, Node, Op, scalar_leaf
-from minilazy.core.tensor import Tensor, record
 
 __all__ = ["bernoulli", "bits", "fold_in", "key", "normal", "split", "uniform"]
 

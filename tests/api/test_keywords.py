@@ -22,8 +22,8 @@ import pytest
 import minilazy as ml
 from helpers import forget
 from keyword_table import ARRAYS, DEV, FORMULAS, A, H, K, everything
+from minilazy.api.methods import NumPyMethods
 from minilazy.conformance.oracle import assert_close
-from minilazy.core.methods import NumPyMethods
 
 xp = pytest.importorskip("array_api_strict")
 pytestmark = pytest.mark.filterwarnings("ignore")

@@ -25,8 +25,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy.core import barrier, lowering, runtime
-from minilazy.core import tensor as tracer
+from minilazy.core import barrier, lowering, runtime, tracer
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Op
 

@@ -34,11 +34,11 @@ from minilazy.api.elementwise import (
 from minilazy.api.keywords import keywords
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, concat
+from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import normalize_axis
 from minilazy.core.ir import Device
-from minilazy.core.tensor import Tensor, TensorLike
 
 # The standard's constants (module attributes): plain Python values, weak in every op.
 e: Final = math.e

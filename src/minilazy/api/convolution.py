@@ -14,10 +14,10 @@ from collections.abc import Sequence
 
 from minilazy.api.creation import tensors
 from minilazy.api.shaping import flip, permute_dims, reshape
+from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core.attrs import Conv, mismatch
 from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op, ShapeError, UnsupportedError
-from minilazy.core.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core.window_rules import filter_vjp_padding, input_vjp_padding
 
 IntOrInts = int | Sequence[int]

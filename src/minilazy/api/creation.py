@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from minilazy.api.keywords import keywords
+from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.core.device import Mesh, checked
@@ -24,7 +25,6 @@ from minilazy.core.host import host_array, host_data
 from minilazy.core.infer import integers
 from minilazy.core.ir import Device, DeviceError, Node, Op
 from minilazy.core.scalars import scalar
-from minilazy.core.tensor import Tensor, TensorLike, record
 from minilazy.scaleout.sharding import mark_sharding, placed_data, placement
 
 ShapeLike = int | Sequence[int]

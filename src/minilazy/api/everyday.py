@@ -20,11 +20,11 @@ from minilazy.api.keywords import keywords
 from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
+from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Piece
 from minilazy.core.infer import integers, normalize_axes
 from minilazy.core.ir import Op
-from minilazy.core.tensor import Tensor, TensorLike, record
 
 
 def _floating(name: str, x: TensorLike) -> Tensor:

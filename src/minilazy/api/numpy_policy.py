@@ -1,6 +1,6 @@
 """NumPy's functions on a tensor: run lazily in minilazy with NumPy's result, or refuse.
 
-What ``Tensor.__array_ufunc__`` and ``Tensor.__array_function__`` (core's ``interop.py``) hand
+What ``Tensor.__array_ufunc__`` and ``Tensor.__array_function__`` (``interop.py``) hand
 over to, here in the namespace because it is the namespace's functions they call. A NumPy
 function called on a tensor runs in minilazy where minilazy has the op (``np.exp(t)``,
 ``np.sum(t, 0)``, ``ndarray + t``: recorded, a Tensor back), and gives what NumPy gives on the
@@ -20,8 +20,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from minilazy.api.tensor import Tensor
 from minilazy.core.dtypes import DType
-from minilazy.core.tensor import Tensor
 
 # NumPy's ufunc names where the namespace's (the Array API's) differ.
 UFUNC_NAMES: Final = {

@@ -11,10 +11,10 @@ from collections.abc import Sequence
 
 from minilazy.api.creation import tensors
 from minilazy.api.keywords import keywords
+from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core.attrs import Contract
 from minilazy.core.infer import normalize_axes
 from minilazy.core.ir import Op
-from minilazy.core.tensor import Tensor, TensorLike, as_node, record
 
 
 def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:

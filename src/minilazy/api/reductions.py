@@ -14,12 +14,12 @@ from collections.abc import Sequence
 from minilazy.api.creation import full, tensor
 from minilazy.api.elementwise import astype
 from minilazy.api.keywords import keywords
+from minilazy.api.tensor import Tensor, TensorLike, binary, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Axis, Reduce, Scan, ToShape
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import describe, normalize_axes, normalize_axis
 from minilazy.core.ir import Op
-from minilazy.core.tensor import Tensor, TensorLike, binary, record
 
 Axes = int | Sequence[int] | None
 

@@ -18,12 +18,12 @@ import numpy as np
 
 from minilazy.api.creation import device_of, tensor
 from minilazy.api.elementwise import astype, isnan
+from minilazy.api.fallback import host_values
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import reshape, take
+from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.fallback import host_values
 from minilazy.core.host import host_data
-from minilazy.core.tensor import Tensor, TensorLike
 
 
 class UniqueAllResult(NamedTuple):

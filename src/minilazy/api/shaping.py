@@ -18,11 +18,11 @@ import numpy as np
 from minilazy.api.creation import device_of, tensor, tensors
 from minilazy.api.elementwise import where
 from minilazy.api.keywords import keywords
+from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import Axes, Axis, Iota, Permute, ToShape
 from minilazy.core.infer import broadcast_shapes, describe, integers, normalize_axes, normalize_axis
 from minilazy.core.ir import Op, ShapeError
-from minilazy.core.tensor import Tensor, TensorLike, as_node, record
 
 
 @keywords

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from minilazy.api.creation import tensor
 from minilazy.api.keywords import keywords
+from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core.attrs import Sort, ToShape
 from minilazy.core.infer import normalize_axis
 from minilazy.core.ir import Op
-from minilazy.core.tensor import Tensor, TensorLike, record
 
 
 def _sort(op: Op, x: TensorLike, axis: int, descending: bool) -> Tensor:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from minilazy.api.creation import full_like, zeros_like
+from minilazy.api.tensor import Tensor, record
 from minilazy.autodiff import vjps
 from minilazy.core import barrier, dtypes
 from minilazy.core.attrs import Attrs, ToShape
@@ -26,7 +27,6 @@ from minilazy.core.cut import cut
 from minilazy.core.ir import Device, Node, Op, Shape
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, current_policy, user_site
-from minilazy.core.tensor import Tensor, record
 
 # A tape: the backward graph recorded for one forward structure, replayed for the next forward
 # graph of that structure without running a single VJP rule. Each step is (op, attrs, shape,

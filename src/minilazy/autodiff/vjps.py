@@ -16,6 +16,7 @@ from minilazy.api.creation import full, zeros_like
 from minilazy.api.elementwise import astype, where
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, reshape, take_along_axis
+from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import (
     NONE,
@@ -32,7 +33,6 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.infer import broadcast_shapes
 from minilazy.core.ir import Node, Op
-from minilazy.core.tensor import Tensor, record
 from minilazy.fft import fft_vjp
 from minilazy.linalg.vjp import linalg_vjp
 

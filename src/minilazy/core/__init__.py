@@ -3,15 +3,16 @@
 The IR as data (``dtypes``, ``device``, ``attrs``, ``ir``; ``metrics`` and ``state``, the
 counters and the shared state), the rules of every op (``infer`` and the tables beside it), the
 cut and its key (``cut``, ``donation``), the lowering to XLA (``lowering``), one device
-(``runtime``), the compile cache (``cache``), the barrier (``barrier``), and on top the tensor
-that records ops and calls the barrier (``tensor``, with host data, indexing and interop). Core
-imports nothing of minilazy outside itself; a module imports only those before it in
+(``runtime``), the compile cache (``cache``), the barrier (``barrier``), and on top the tracer
+that records ops and whose observations call the barrier (``tracer``, with host data). The
+tensor's surface (operators, indexing, methods, NumPy's protocols) is ``minilazy.api.tensor``'s.
+Core imports nothing of minilazy outside itself; a module imports only those before it in
 :data:`PIPELINE` (``tests/test_structure.py`` checks both).
 
 Example:
     >>> from minilazy.core import PIPELINE
     >>> PIPELINE[0], PIPELINE[-1]
-    ('dtypes', 'tensor')
+    ('dtypes', 'tracer')
 """
 
 # Core's modules in reading order, grouped by stage: the docs read it, the structure test holds
@@ -24,5 +25,5 @@ PIPELINE = (
     "cut", "donation",                                                       # cut and key
     "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
     "cluster", "runtime", "cache", "barrier",                                # run, cache, barrier
-    "host", "fallback", "indexing", "interop", "methods", "tensor",          # the tensor on top
+    "host", "tracer",                                                        # record, observe
 )

@@ -3,7 +3,7 @@
 One of core's op rules, beside ``window_rules.py``: the shape rules of ``GETITEM``, ``SETITEM``
 and ``UNPACK`` (:mod:`~minilazy.core.infer`), the key the lowering and reference interpreter hand
 to ``jax.numpy`` and NumPy, and the key the printers show. How a user's key becomes an ``Index``
-is :mod:`~minilazy.core.indexing`'s business, above the barrier. Never imports jax.
+is :mod:`~minilazy.api.indexing`'s business, above the barrier. Never imports jax.
 """
 
 from __future__ import annotations

@@ -44,7 +44,7 @@ class Handle(Protocol):
     """What the engine's state and its barriers see of a tensor: a node and a device.
 
     A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a tensor is one
-    (:class:`~minilazy.core.tensor.Tensor`, above the barrier, is what users hold).
+    (:class:`~minilazy.api.tensor.Tensor`, above the barrier, is what users hold).
     """
 
     _node: Node

@@ -23,6 +23,7 @@ from minilazy.api.creation import arange, tensor, zeros
 from minilazy.api.elementwise import astype, conj
 from minilazy.api.manipulation import roll
 from minilazy.api.shaping import concat, reshape
+from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import Fft
 from minilazy.core.device import Device
@@ -30,7 +31,6 @@ from minilazy.core.dtypes import DTypeLike
 from minilazy.core.fft_rules import COMPLEX_OF, Kind, Norm
 from minilazy.core.infer import describe, normalize_axes
 from minilazy.core.ir import Node, Op
-from minilazy.core.tensor import Tensor, TensorLike, record
 
 __all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
            "irfft", "irfftn", "rfft", "rfftfreq", "rfftn"]

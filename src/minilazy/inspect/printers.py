@@ -40,7 +40,7 @@ from minilazy.core.index_rules import index_text
 from minilazy.core.infer import describe
 from minilazy.core.ir import Op
 from minilazy.core.namespaced import Fn
-from minilazy.core.tensor import Tensor
+from minilazy.core.tracer import Tensor
 from minilazy.inspect.pycode import source
 
 

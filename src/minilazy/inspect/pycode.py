@@ -40,7 +40,7 @@ from minilazy.core.fft_rules import Norm
 from minilazy.core.index_rules import index_text
 from minilazy.core.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.core.namespaced import Fn
-from minilazy.core.tensor import Tensor, record
+from minilazy.core.tracer import Tensor, record
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
 __all__ = ["PYTHON", "attrs", "replay", "scalar", "source"]

@@ -40,7 +40,7 @@ from minilazy.core.ir import BINARY, UNARY, Node, Op
 from minilazy.core.lowering_complex import special_values
 from minilazy.core.lowering_int import truncated
 from minilazy.core.namespaced import evaluate as namespaced
-from minilazy.core.tensor import Tensor
+from minilazy.core.tracer import Tensor
 from minilazy.core.window_rules import dilated
 
 Array = np.ndarray[Any, Any]

@@ -22,9 +22,9 @@ from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import min as reduce_min
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, matrix_transpose, reshape, stack
+from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
 from minilazy.core.infer import broadcast_shapes, describe, normalize_axes, normalize_axis
-from minilazy.core.tensor import Tensor, TensorLike
 from minilazy.linalg.factorizations import (
     EighResult,
     QRResult,

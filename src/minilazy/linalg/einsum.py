@@ -19,8 +19,8 @@ from minilazy.api.elementwise import astype
 from minilazy.api.products import matmul
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import permute_dims, reshape
+from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.tensor import Tensor, TensorLike
 from minilazy.linalg import diagonal
 
 # The letters "..." stands for, right-aligned: characters no subscript string can contain.

@@ -18,12 +18,12 @@ from typing import Literal, NamedTuple
 from minilazy.api.creation import tensor, tensors
 from minilazy.api.elementwise import astype, conj
 from minilazy.api.shaping import broadcast_to, matrix_transpose, reshape
+from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import Linalg
 from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.core.ir import DeviceError, Op
 from minilazy.core.namespaced import LINALG_DTYPES, Fn
-from minilazy.core.tensor import Tensor, TensorLike, record
 
 
 class EighResult(NamedTuple):

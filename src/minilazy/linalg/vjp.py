@@ -10,11 +10,11 @@ from __future__ import annotations
 from minilazy.api.creation import eye, zeros_like
 from minilazy.api.elementwise import where
 from minilazy.api.shaping import tril
+from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Linalg, NoAttrs, Reduce, mismatch
 from minilazy.core.ir import Node, Op
 from minilazy.core.namespaced import Fn
-from minilazy.core.tensor import Tensor, record
 
 
 def _op(op: Op, *xs: Tensor, attrs: Linalg | Reduce | NoAttrs = NONE) -> Tensor:

@@ -33,10 +33,10 @@ from minilazy.api.shaping import (
     stack,
     take_along_axis,
 )
+from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
 from minilazy.core.infer import describe, normalize_axis
 from minilazy.core.ir import ShapeError
-from minilazy.core.tensor import Tensor, TensorLike
 from minilazy.random import bernoulli
 
 Pair = int | Sequence[int]

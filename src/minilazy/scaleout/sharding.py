@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from minilazy.core import runtime
 from minilazy.core.attrs import Sharding, Spec
@@ -22,8 +22,9 @@ from minilazy.core.dtypes import DType
 from minilazy.core.host import host_array
 from minilazy.core.ir import DeviceError, Failure, Node, Op, data_leaf
 from minilazy.core.state import ENGINE, user_site
-from minilazy.core.tensor import Tensor, record
+from minilazy.core.tracer import Tensor, record
 
+T = TypeVar("T", bound=Tensor)  # a tensor of any class with the tracer in it: itself back
 
 def placement(x: Tensor | None, sharding: object, what: str) -> tuple[Mesh, Spec]:
     """Check a ``(mesh, partition spec)`` pair (and that ``x`` lives on the mesh).
@@ -113,7 +114,7 @@ def placed_data(obj: Any, dtype: DType | None, mesh: Mesh, spec: Spec) -> Node:
     return Node(Op.DATA, (), s, array.shape, array.dtype, runtime.place(array, s), site)
 
 
-def mark_sharding(x: Tensor, mesh: Mesh, spec: Spec) -> Tensor:
+def mark_sharding(x: T, mesh: Mesh, spec: Spec) -> T:
     """Split ``x`` over ``mesh`` as ``spec`` says, in place (as PyTorch/XLA's); returns ``x``.
 
     ``spec`` has one entry per dimension: a mesh axis name, a tuple of them, or ``None``

@@ -24,18 +24,18 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy.api import searching
+from minilazy.api import indexing, searching
+from minilazy.api import tensor as surface
+from minilazy.api.tensor import Tensor
 from minilazy.autodiff import tape as autodiff
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
-from minilazy.core import barrier, dtypes, indexing, infer, lowering, scalars, state
+from minilazy.core import barrier, dtypes, infer, lowering, scalars, state
 from minilazy.core import cut as cutting
-from minilazy.core import tensor as tracer
 from minilazy.core.attrs import Gap, Take
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import COMPARISONS, Node, Op
-from minilazy.core.tensor import Tensor
 
 _BINARY = {"__iadd__": "__add__", "__isub__": "__sub__", "__imul__": "__mul__",
            "__itruediv__": "__truediv__", "__ifloordiv__": "__floordiv__",
@@ -138,7 +138,7 @@ def ellipsis_of_no_axes_dropped() -> MinilazyAdapter:
             key = [k for k in key if k is not Ellipsis]
         return real(shape, key, *rest)
 
-    _set(tracer, "index_spec", index_spec)
+    _set(surface, "index_spec", index_spec)
     return cpu()
 
 
@@ -151,7 +151,7 @@ def empty_index_list_selects_all() -> MinilazyAdapter:
                else k for k in key]
         return real(shape, key, *rest)
 
-    _set(tracer, "index_spec", index_spec)
+    _set(surface, "index_spec", index_spec)
     return cpu()
 
 
@@ -168,7 +168,7 @@ def adjacent_index_arrays_moved_first() -> MinilazyAdapter:
             entries.insert(takes[0] + 1, gap)
         return type(spec)(tuple(entries)), arrays
 
-    _set(tracer, "index_spec", index_spec)
+    _set(surface, "index_spec", index_spec)
     return cpu()
 
 
@@ -218,7 +218,7 @@ def mask_assignment_falls_back() -> MinilazyAdapter:
 
     Its result has ``x``'s shape, so it could have been recorded as ``where(mask, v, x)``.
     """
-    _set(tracer, "fill_mask", lambda *args: None)
+    _set(surface, "fill_mask", lambda *args: None)
     return cpu()
 
 
@@ -286,7 +286,7 @@ def _weak(change: Any) -> MinilazyAdapter:
     def weak_scalar(o: Op, value: Any, other: DType, scalar_first: bool) -> Node:
         return change(o, value, other) or real(o, value, other, scalar_first)
 
-    _set(tracer, "weak_scalar", weak_scalar)
+    _set(surface, "weak_scalar", weak_scalar)
     return cpu()
 
 

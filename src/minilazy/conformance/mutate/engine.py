@@ -21,16 +21,16 @@ from jax import lax
 
 import minilazy as ml
 from minilazy import fft
-from minilazy.api import convolution, reductions, shaping
+from minilazy.api import convolution, fallback, reductions, shaping
+from minilazy.api import tensor as surface
+from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.core import barrier, donation, fallback, fft_rules, infer, lowering, scalars, state
+from minilazy.core import barrier, donation, fft_rules, infer, lowering, scalars, state
 from minilazy.core import cut as cutting
-from minilazy.core import tensor as tracer
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
 from minilazy.core.metrics import COUNTERS
-from minilazy.core.tensor import Tensor
 from minilazy.inspect import printers
 
 
@@ -115,7 +115,7 @@ def scalar_strong() -> MinilazyAdapter:
     def strong(op: Op, value: Any, other: DType, scalar_first: bool) -> Node:
         return scalars.scalar(value, np.asarray(value).dtype)
 
-    _set(tracer, "weak_scalar", strong)
+    _set(surface, "weak_scalar", strong)
     return cpu()
 
 
@@ -327,7 +327,7 @@ def vjp_cumsum_forward() -> MinilazyAdapter:
     ``x[i]`` gets the cotangents of the sums up to ``i``, not of those from ``i`` on.
     """
     def cumsum(g: Tensor, y: Tensor, xs: tuple[Tensor, ...], n: Node) -> Any:
-        return (tracer.record(Op.CUMSUM, (g._node,), n.attrs, g.device),)
+        return (surface.record(Op.CUMSUM, (g._node,), n.attrs, g.device),)
 
     _set_table(vjps.VJP, Op.CUMSUM, cumsum)
     return cpu()

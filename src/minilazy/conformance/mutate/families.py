@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import minilazy as ml
+from minilazy.api import tensor as surface
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
@@ -32,7 +33,6 @@ from minilazy.conformance.mutate.slips import slip
 from minilazy.conformance.registry import ops
 from minilazy.core import cut as cutting
 from minilazy.core import infer, lowering, scalars
-from minilazy.core import tensor as tracer
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Node, Op
 
@@ -161,7 +161,7 @@ def strong_scalar(site: str) -> MinilazyAdapter:
             return scalars.scalar(value, np.asarray(value).dtype)
         return real(o, value, other, scalar_first)
 
-    _set(tracer, "weak_scalar", weak_scalar)
+    _set(surface, "weak_scalar", weak_scalar)
     return cpu()
 
 
@@ -174,7 +174,7 @@ def scalar_refused(site: str) -> MinilazyAdapter:
             raise TypeError(f"{site}: operands must be tensors, got {type(value).__name__}")
         return real(o, value, other, scalar_first)
 
-    _set(tracer, "weak_scalar", weak_scalar)
+    _set(surface, "weak_scalar", weak_scalar)
     return cpu()
 
 

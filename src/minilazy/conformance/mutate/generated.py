@@ -30,9 +30,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # The packages and modules the generated mutants are drawn from.
-# (api.numpy_policy: NumPy's functions on tensors, moved out of core.interop)
+# (the api modules: the tensor's surface and NumPy's functions on tensors, moved out of core)
 TARGETS = ("minilazy.core", "minilazy.autodiff", "minilazy.optim", "minilazy.random",
-           "minilazy.api.numpy_policy")
+           "minilazy.api.numpy_policy", "minilazy.api.tensor", "minilazy.api.interop",
+           "minilazy.api.methods", "minilazy.api.indexing", "minilazy.api.fallback")
 KINDS = ("operator", "comparison", "boolean", "constant", "off-by-one", "drop", "swap-args")
 
 _BINARY: dict[type[ast.operator], type[ast.operator]] = {

@@ -18,6 +18,8 @@ import numpy as np
 
 import minilazy as ml
 from minilazy.api import searching
+from minilazy.api import tensor as surface
+from minilazy.api.tensor import Tensor
 from minilazy.autodiff import tape as autodiff
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
@@ -25,10 +27,8 @@ from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
 from minilazy.core import barrier, donation, lowering, runtime, state
 from minilazy.core import namespaced as linalg_rules
-from minilazy.core import tensor as tracer
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
-from minilazy.core.tensor import Tensor
 from minilazy.persist import executables as runtime_disk
 
 
@@ -347,7 +347,7 @@ def first_element_observed() -> MinilazyAdapter:
 
 def devices_mixed_silently() -> MinilazyAdapter:
     """A binary op on tensors of two devices runs on the first one's, with no error."""
-    _set(tracer, "_same_device", lambda op, a, b: a._device)
+    _set(surface, "_same_device", lambda op, a, b: a._device)
     return cpu()
 
 

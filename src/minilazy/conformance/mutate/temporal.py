@@ -22,6 +22,7 @@ import jax.numpy as jnp
 import minilazy as ml
 from minilazy import fft as mlfft
 from minilazy import optim, random
+from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
@@ -34,7 +35,6 @@ from minilazy.core.index_rules import index_shape, numpy_index
 from minilazy.core.ir import Node, Op
 from minilazy.core.namespaced import Fn
 from minilazy.core.runtime import Compiled
-from minilazy.core.tensor import Tensor
 
 
 def structure_by_digests() -> MinilazyAdapter:

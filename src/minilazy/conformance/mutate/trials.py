@@ -40,8 +40,8 @@ PROJECT_TESTS: dict[str, tuple[str, ...]] = {
                       "tests/core/test_indexing.py"),
     "minilazy.core.fft_rules": (*_BASIC, "tests/fft/test_fft.py"),
     "minilazy.core.window_rules": (*_BASIC, "tests/api/test_scans_and_windows.py"),
-    "minilazy.core.fallback": (*_BASIC, "tests/core/test_fallback.py"),
-    "minilazy.core.interop": (*_BASIC, "tests/core/test_numpy_protocols.py",
+    "minilazy.api.fallback": (*_BASIC, "tests/core/test_fallback.py"),
+    "minilazy.api.interop": (*_BASIC, "tests/core/test_numpy_protocols.py",
                               "tests/core/test_array_likes.py"),
     "minilazy.core.donation": (*_BASIC, "tests/core/test_views.py", "tests/core/test_host_data.py"),
     "minilazy.core.lowering_complex": (*_BASIC, "tests/core/test_complex.py"),
@@ -52,6 +52,10 @@ PROJECT_TESTS: dict[str, tuple[str, ...]] = {
     "minilazy.optim": (*_BASIC, "tests/nn/test_optim.py"),
     "minilazy.random": (*_BASIC, "tests/nn/test_random.py"),
     "minilazy.api.numpy_policy": (*_BASIC, "tests/core/test_numpy_protocols.py"),
+    "minilazy.api.tensor": (*_BASIC, "tests/core/test_lowering.py", "tests/core/test_shapes.py",
+                            "tests/core/test_indexing.py"),
+    "minilazy.api.indexing": (*_BASIC, "tests/core/test_indexing.py"),
+    "minilazy.api.methods": (*_BASIC, "tests/api/test_numpy_habits.py"),
 }
 VERDICTS = ("killed", "survived", "not kept", "stillborn")
 

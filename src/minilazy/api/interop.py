@@ -1,7 +1,7 @@
 """The protocol methods of ``Tensor``: the Array API's, NumPy's, DLPack, pickle and copy.
 
-Just below the tensor, which mixes :class:`ArrayAPIMethods` into ``Tensor`` (a separate module
-keeps ``tensor.py`` a one-afternoon read). DLPack goes through NumPy: exporting a tensor is an
+Part of the tensor's surface: ``Tensor`` (``tensor.py``) inherits :class:`ArrayAPIMethods`
+through ``methods.NumPyMethods``. DLPack goes through NumPy: exporting a tensor is an
 observation barrier that materialises it and hands over a host copy, so a consumer always sees a
 CPU buffer, whatever device the tensor is on. Pickling is such an observation too; ``copy`` and
 ``deepcopy`` are new handles on the same (immutable) node.
@@ -24,24 +24,12 @@ from minilazy.core import barrier, runtime
 from minilazy.core.device import checked
 from minilazy.core.ir import Device, Node, data_leaf
 from minilazy.core.state import ENGINE, namespace
+from minilazy.core.tracer import check_scalar
 
 # The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
 API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
 # DLPack's device type for host memory (``kDLCPU``): where an exported copy lives.
 DLPACK_CPU: Final = 1
-
-
-def check_scalar(t: ArrayAPIMethods, what: str) -> None:
-    """``float()``, ``int()`` and ``complex()`` take a 0-d tensor only, as NumPy 2's arrays.
-
-    Example:
-        >>> import minilazy as ml
-        >>> check_scalar(ml.ones(()), "float()")
-    """
-    shape = t._node.shape
-    if shape:
-        raise TypeError(f"{what} needs a 0-d tensor, got shape {shape}: take x.item() of a "
-                        "size-1 tensor, or index one element first")
 
 
 class ArrayAPIMethods:

@@ -1,55 +1,34 @@
-"""The tensor: ``Tensor`` records ops into the IR instead of running them.
+"""The tensor users hold: core's tracer with arithmetic, indexing, methods and NumPy's protocols.
 
-The top of core. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
-leaf once it is materialised. Every op call checks shapes and dtypes (``infer.INFER``), creates
-one node, and returns a new tensor; in-place ops rebind the handle (functional underneath).
-Observations such as ``float(t)`` call the barrier directly; ``t.sum(1)`` is core.methods'.
+``minilazy.Tensor`` is :class:`minilazy.core.tracer.Tensor` (its node, device, metadata and
+observations) with the surface of an array: Python's operators (each :func:`binary` or
+:func:`record`, in-place ones rebinding the handle), indexing (``indexing.py`` turns a key into
+an ``Index`` attribute), NumPy's array methods (``methods.py``) and the Array API's and NumPy's
+protocols (``interop.py``). ``import minilazy`` installs this class as the one core's
+``record`` makes. Never imports jax.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterator
-from typing import Any, TypeAlias
+from collections.abc import Callable, Iterator
+from typing import Any, Final, TypeAlias, cast
 
 import numpy as np
 
-from minilazy.core import barrier, dtypes
-from minilazy.core.attrs import NONE, Attrs, Cast, Index, Permute, Sharding, ToShape
-from minilazy.core.dtypes import DType, Number
+from minilazy.api.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
+from minilazy.api.interop import ArrayAPIMethods
+from minilazy.api.methods import NumPyMethods
+from minilazy.core import dtypes, tracer
+from minilazy.core.attrs import NONE, Attrs, Cast, Index, Permute, ToShape
+from minilazy.core.dtypes import Number
 from minilazy.core.host import check_power, host_data
-from minilazy.core.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
-from minilazy.core.infer import INFER, describe
-from minilazy.core.interop import ArrayAPIMethods, check_scalar
-from minilazy.core.ir import Device, DeviceError, Failure, Node, Op
-from minilazy.core.methods import NumPyMethods
-from minilazy.core.metrics import COUNTERS
+from minilazy.core.infer import describe
+from minilazy.core.ir import Device, DeviceError, Node, Op
 from minilazy.core.scalars import is_weak, scalar, weak_scalar
-from minilazy.core.state import ENGINE, LIVE, OVERRIDE, user_site
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"
-
-
-def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> Tensor:
-    """Record one op: check it (errors raise here, at the call), make its node, wrap it.
-
-    Example:
-        >>> import minilazy as ml
-        >>> x = ml.ones((2,))
-        >>> record(Op.EXP, (x._node,), NONE, x.device).shape
-        (2,)
-    """
-    shape, dtype = INFER[op](op, operands, attrs)
-    engine = ENGINE
-    node = Node(op, operands, attrs, shape, dtype, None, user_site() if engine.sites else None)
-    t = Tensor(node, device)
-    COUNTERS.ops_recorded += 1
-    engine.pending += 1
-    p = OVERRIDE.get() or engine.default
-    if engine.pending >= p.max_pending_nodes or p.eager:
-        barrier.after_record(t)
-    return t
 
 
 def _same_device(op: Op, a: Tensor, b: Tensor) -> Device:
@@ -114,13 +93,7 @@ def binary(op: Op, a: TensorLike, b: TensorLike) -> Tensor:
                     f"{type(b).__name__}")
 
 
-def _check_size_one(t: Tensor, what: str) -> None:
-    if t.size != 1:  # NumPy's ValueError: bool() and item() take size 1, whatever the rank
-        raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})"
-                         + (": use x.any() or x.all()" if what == "bool()" else ""))
-
-
-class Tensor(NumPyMethods):
+class Tensor(tracer.Tensor, NumPyMethods):
     """A lazy n-dimensional array: ops on it are recorded, not run, until a barrier.
 
     Make tensors with ``ml.asarray`` and the creation functions, not with this constructor.
@@ -135,56 +108,9 @@ class Tensor(NumPyMethods):
         [[3.0, 7.0], [5.0, 9.0]]
     """
 
-    __slots__ = ("_node", "_device", "__weakref__")
-
-    def __init__(self, node: Node, device: Device) -> None:
-        self._node = node
-        self._device = device
-        LIVE.add(self)
-
-    # -- metadata: never a barrier -------------------------------------------------------------
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The shape, a tuple of ints (known without running anything)."""
-        return self._node.shape
-
-    @property
-    def dtype(self) -> DType:
-        """The element dtype (a NumPy dtype)."""
-        return self._node.dtype
-
-    @property
-    def device(self) -> Device:
-        """The device the tensor lives on."""
-        return self._device
-
-    @property
-    def sharding(self) -> Sharding | None:
-        """How the tensor is split over a mesh (``ml.mark_sharding``), or ``None``.
-
-        Known without running anything: a placed or annotated tensor's sharding, a result's
-        once computed; ``None`` for one device (or while XLA has yet to choose).
-        """
-        attrs = self._node.attrs
-        return attrs if type(attrs) is Sharding else None
-
-    @property
-    def ndim(self) -> int:
-        """The number of axes."""
-        return len(self._node.shape)
-
-    @property
-    def size(self) -> int:
-        """The number of elements."""
-        n = 1
-        for d in self._node.shape:
-            n *= d
-        return n
-
-    @property
-    def is_pending(self) -> bool:
-        """True while the tensor's value is recorded but not yet materialised."""
-        return self._node.op is not Op.DATA
+    __slots__ = ()
+    __hash__ = object.__hash__  # by identity: __eq__ is elementwise, as in NumPy
+    to = ArrayAPIMethods.to_device  # the short name, as in torch: t.to(device)
 
     @property
     def T(self) -> Tensor:
@@ -200,70 +126,10 @@ class Tensor(NumPyMethods):
         perm = (*range(self.ndim - 2), self.ndim - 1, self.ndim - 2)
         return record(Op.TRANSPOSE, (self._node,), Permute(perm), self._device)
 
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
-
     def __iter__(self) -> Iterator[Tensor]:
         if not self.shape:
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
-
-    def __repr__(self) -> str:
-        node = self._node
-        state = "pending" if node.op is not Op.DATA else "ready"
-        if type(node.payload) is Failure:
-            state = f"failed ({type(node.payload.error).__name__})"
-        return f"<Tensor {describe(node)} {self._device} {state}>"
-
-    __hash__ = object.__hash__  # by identity: __eq__ is elementwise, as in NumPy
-
-    # -- observations: barriers ----------------------------------------------------------------
-    def numpy(self) -> np.ndarray[Any, Any]:
-        """Materialise and return a writable NumPy copy (an observation barrier)."""
-        return barrier.to_host(self, "numpy")
-
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
-            raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
-        return np.asarray(barrier.to_host(self, "__array__"), dtype=dtype)
-
-    def item(self) -> Number:
-        """The single element as a Python scalar (an observation barrier)."""
-        _check_size_one(self, "item()")
-        value: Number = barrier.to_host(self, "item").item()
-        return value
-
-    def tolist(self) -> Any:
-        """The values as nested Python lists (an observation barrier)."""
-        return barrier.to_host(self, "tolist").tolist()
-
-    def __bool__(self) -> bool:
-        _check_size_one(self, "bool()")
-        return bool(barrier.to_host(self, "bool").item())
-
-    def __int__(self) -> int:
-        check_scalar(self, "int()")
-        return int(barrier.to_host(self, "int").item())
-
-    def __float__(self) -> float:
-        check_scalar(self, "float()")
-        return float(barrier.to_host(self, "float").item())
-
-    def __index__(self) -> int:
-        if self.ndim or self.dtype not in dtypes.INTEGER:
-            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
-                            f"{describe(self._node)}")
-        return int(barrier.to_host(self, "index").item())
-
-    def __str__(self) -> str:
-        return str(barrier.to_host(self, "str"))
-
-    def __format__(self, spec: str) -> str:
-        return str(self) if not spec else format(self.item(), spec)
-
-    to = ArrayAPIMethods.to_device  # the short name, as in torch: t.to(device)
 
     # -- elementwise dunders: recorded ---------------------------------------------------------
     def __add__(self, o: TensorLike) -> Tensor: return binary(Op.ADD, self, o)
@@ -396,3 +262,7 @@ def _like(o: object) -> TensorLike:
     if isinstance(o, (Tensor, bool, int, float, complex, np.ndarray, np.generic, list)):
         return o
     raise TypeError(f"cannot compare a Tensor with {type(o).__name__}")
+
+
+# Core's record, typed with this class: after ``import minilazy`` it is the class record makes.
+record: Final[Callable[[Op, tuple[Node, ...], Attrs, Device], Tensor]] = cast(Any, tracer.record)

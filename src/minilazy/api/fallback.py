@@ -1,10 +1,10 @@
 """Host fallback: how an op whose result shape depends on data gets its inputs' values.
 
-Just above the barrier. A compiled program has static shapes, so ``x[mask]``, ``nonzero``
-and ``unique_values`` cannot be recorded: :func:`host_values` runs one barrier on their inputs
-only (other pending work stays pending), copies the values to the host for NumPy to compute on,
-and counts the call, as PyTorch/XLA counts its ``aten::`` fallbacks. What NumPy computes goes
-back as device data: a leaf, so gradients stop there. Never imports jax.
+Part of the tensor's surface, above core's barrier. A compiled program has static shapes, so
+``x[mask]``, ``nonzero`` and ``unique_values`` cannot be recorded: :func:`host_values` runs one
+barrier on their inputs only (other pending work stays pending), copies the values to the host
+for NumPy to compute on, and counts the call, as PyTorch/XLA counts its ``aten::`` fallbacks.
+What NumPy computes goes back as device data: a leaf, so gradients stop there. Never imports jax.
 """
 
 from __future__ import annotations

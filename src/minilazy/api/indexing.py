@@ -1,6 +1,6 @@
 """Index specs: NumPy basic, integer-array and boolean-mask indexing as static, hashable attributes.
 
-Just above the barrier (a mask tensor is read by a host fallback), below the tensor, which
+Part of the tensor's surface, above core (a mask tensor is read by a host fallback): the tensor
 records ``x[key]`` as one ``GETITEM`` node whose attrs are a normalised
 :class:`~minilazy.core.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
 start/size/step), and whose extra operands are the integer index arrays. Indices known on the
@@ -22,10 +22,10 @@ from typing import Any, TypeAlias
 
 import numpy as np
 
+from minilazy.api.fallback import host_values
 from minilazy.core import runtime
 from minilazy.core.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
 from minilazy.core.dtypes import INTEGER
-from minilazy.core.fallback import host_values
 from minilazy.core.host import host_data
 from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
 from minilazy.core.state import LIVE, Handle
