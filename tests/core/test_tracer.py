@@ -3,7 +3,9 @@ and ``import minilazy`` installs the tensor with its surface as the one every op
 
 from __future__ import annotations
 
+import ast
 import gc
+import pathlib
 import subprocess
 import sys
 
@@ -16,6 +18,7 @@ import minilazy as ml
 from minilazy.core import tracer
 from minilazy.core.attrs import NONE
 from minilazy.core.ir import Op
+from minilazy.inspect import pycode
 
 FLOATS = hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=4),
                     elements=st.floats(-5, 5))
@@ -42,6 +45,24 @@ def test_every_tensor_is_the_installed_class():
     assert all(type(t) is ml.Tensor for t in made)
     gc.collect()
     assert not [o for o in gc.get_objects() if type(o) is tracer.Tensor]
+
+
+def test_only_the_tracer_makes_tensors_of_core_s_class():
+    # Core's Tensor(...) called directly makes a tensor without operators or methods, which the
+    # namespace then takes for host data (inspect's replayed scalars did): use tracer.wrap.
+    package = pathlib.Path(ml.__file__).parent
+    calls = []
+    for path in package.rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        core = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
+                and n.module == "minilazy.core.tracer" for a in n.names if a.name == "Tensor"}
+        calls += [f"{path.name}:{n.lineno}" for n in ast.walk(tree) if isinstance(n, ast.Call)
+                  and isinstance(n.func, ast.Name) and n.func.id in core]
+    assert not calls, calls
+
+
+def test_a_replayed_scalar_is_a_tensor_of_the_installed_class():
+    assert type(pycode.scalar(2.0, "float32")) is ml.Tensor
 
 
 def test_nothing_made_while_minilazy_is_imported_is_a_bare_tensor():

@@ -40,7 +40,7 @@ from minilazy.core.fft_rules import Norm
 from minilazy.core.index_rules import index_text
 from minilazy.core.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
 from minilazy.core.namespaced import Fn
-from minilazy.core.tracer import Tensor, record
+from minilazy.core.tracer import Tensor, record, wrap
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
 __all__ = ["PYTHON", "attrs", "replay", "scalar", "source"]
@@ -69,7 +69,7 @@ def scalar(value: Scalar, dtype: str) -> Tensor:
         >>> scalar(2.0, "float32").dtype
         dtype('float32')
     """
-    return Tensor(scalar_leaf(value, dtypes.canonical(dtype)), runtime.default_device())
+    return wrap(scalar_leaf(value, dtypes.canonical(dtype)), runtime.default_device())
 
 
 def _literal(value: object) -> str:
