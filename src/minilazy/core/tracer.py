@@ -95,12 +95,12 @@ class Tensor:
 
     Example:
         >>> import minilazy as ml
-        >>> x = ml.asarray([[1.0, 2.0], [3.0, 4.0]])
-        >>> y = (x * 2 + 1).T          # recorded, not run
-        >>> y.shape, y.dtype
-        ((2, 2), dtype('float64'))
-        >>> y.tolist()                 # an observation: a barrier runs here
-        [[3.0, 7.0], [5.0, 9.0]]
+        >>> from minilazy.core.attrs import NONE
+        >>> y = record(Op.EXP, (ml.zeros((2, 3))._node,), NONE, ml.default_device())
+        >>> y.shape, y.dtype, y.is_pending      # metadata: never a barrier
+        ((2, 3), dtype('float64'), True)
+        >>> y.tolist()                          # an observation: a barrier runs here
+        [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
 
     __slots__ = ("_node", "_device", "__weakref__")
