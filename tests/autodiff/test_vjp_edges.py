@@ -28,11 +28,9 @@ from jax import lax
 
 import minilazy as ml
 from minilazy.autodiff.vjps import NOT_DIFFERENTIABLE
-from minilazy.core.attrs import Fft, Linalg, Reduce, Sort
+from minilazy.core.attrs import Fft, Fn, Kind, Linalg, Norm, Reduce, Sort
 from minilazy.core.cut import linearize
-from minilazy.core.fft_rules import Kind, Norm
 from minilazy.core.ir import Op
-from minilazy.core.namespaced import Fn
 
 inf, nan = math.inf, math.nan
 

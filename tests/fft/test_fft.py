@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.core.fft_rules import Kind
+from minilazy.core.attrs import Kind
 from minilazy.core.ir import Op
 from minilazy.inspect import reference
 

@@ -18,7 +18,7 @@ from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core.attrs import Conv, mismatch
 from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op, ShapeError, UnsupportedError
-from minilazy.core.window_rules import filter_vjp_padding, input_vjp_padding
+from minilazy.ops.conv import filter_vjp_padding, input_vjp_padding
 
 IntOrInts = int | Sequence[int]
 

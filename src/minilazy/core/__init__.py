@@ -1,7 +1,8 @@
 """The engine's pipeline, in reading order (docs/internals.md).
 
 The IR as data (``dtypes``, ``device``, ``attrs``, ``ir``; ``metrics`` and ``state``, the
-counters and the shared state), the rules of every op (``infer`` and the tables beside it), the
+counters and the shared state), the shape rules of core's ops (``infer``, with NumPy's loop
+typing; op families add theirs from ``minilazy.ops``), the
 cut and its key (``cut``, ``donation``), the lowering to XLA (``lowering``), one device
 (``runtime``), the compile cache (``cache``), the barrier (``barrier``), and on top the tracer
 that records ops and whose observations call the barrier (``tracer``, with host data). The
@@ -19,8 +20,7 @@ Example:
 # the imports to it.
 PIPELINE = (
     "dtypes", "device", "attrs", "ir", "metrics", "state",                   # the IR as data
-    "ufunc_loops", "index_rules", "window_rules", "fft_rules", "namespaced",  # op rules...
-    "infer",                                                                 # ...in one table
+    "ufunc_loops", "infer",                                                  # op rules
     "scalars",                                                               # Python numbers
     "cut", "donation",                                                       # cut and key
     "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA

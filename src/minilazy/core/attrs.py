@@ -11,6 +11,7 @@ fields by name, with ``match`` where they branch on the family. Never imports ja
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Final, NamedTuple, TypeAlias
 
@@ -189,8 +190,33 @@ class Sort(NamedTuple):
     descending: bool
 
 
+class Fn(enum.IntEnum):
+    """A function of the linalg extension that is a primitive (``Linalg.fn``).
+
+    The others (``matrix_norm``, ``pinv``, ``trace``...) are composed from recorded ops.
+
+    Example:
+        >>> Fn.CHOLESKY.name.lower(), Fn(0) is Fn.CHOLESKY
+        ('cholesky', True)
+    """
+
+    CHOLESKY = 0
+    EIGH_VALUES = 1
+    EIGH_VECTORS = 2
+    QR_Q = 3
+    QR_R = 4
+    SVD_U = 5
+    SVD_S = 6
+    SVD_VT = 7
+    SOLVE = 8
+    INV = 9
+    DET = 10
+    SLOGDET_SIGN = 11
+    SLOGDET_LOGABS = 12
+
+
 class Linalg(NamedTuple):
-    """``LINALG``: which function (a ``namespaced.Fn``), and if its factors are ``full``.
+    """``LINALG``: which function (an :class:`Fn`), and if its factors are ``full``.
 
     Example:
         >>> Linalg(0, False).full
@@ -201,8 +227,35 @@ class Linalg(NamedTuple):
     full: bool  # qr's mode="complete", svd's full_matrices
 
 
+class Kind(enum.IntEnum):
+    """A transform ``FFT`` records; the real ones are real along the last of their axes.
+
+    Example:
+        >>> Kind.RFFT.name.lower(), Kind(3) is Kind.IRFFT
+        ('rfft', True)
+    """
+
+    FFT = 0  # complex -> complex, e^{-2 pi i jk/n}
+    IFFT = 1  # complex -> complex, e^{+2 pi i jk/n}
+    RFFT = 2  # real -> complex: the last axis keeps n//2 + 1 frequencies
+    IRFFT = 3  # complex -> real: the last axis's n//2 + 1 frequencies give n real values
+
+
+class Norm(enum.IntEnum):
+    """Which direction is scaled, by ``1/n`` (or both by ``1/sqrt(n)``): the ``norm=`` keyword.
+
+    Example:
+        >>> Norm["ORTHO"].name.lower()
+        'ortho'
+    """
+
+    BACKWARD = 0
+    ORTHO = 1
+    FORWARD = 2
+
+
 class Fft(NamedTuple):
-    """``FFT``: a ``fft_rules.Kind`` over ``axes``, of ``lengths``, scaled by a ``fft_rules.Norm``.
+    """``FFT``: a :class:`Kind` over ``axes``, of ``lengths``, scaled by a :class:`Norm`.
 
     Example:
         >>> Fft(0, (1,), (8,), 0).lengths
@@ -242,6 +295,12 @@ class Span(NamedTuple):
     step: int
     reverse: bool
     kind: int = 1
+
+    def as_slice(self) -> slice:
+        """The Python slice this span is (``Span(4, 3, 2, True)`` is ``4::-2``)."""
+        step = -self.step if self.reverse else self.step
+        stop = self.start + self.size * step
+        return slice(self.start, None if stop < 0 else stop, step)
 
 
 class NewAxis(NamedTuple):

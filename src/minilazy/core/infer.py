@@ -1,16 +1,17 @@
 """Inference: what each op's result shape and dtype are, and which operands are errors.
 
-One table, :data:`INFER`, keyed by every :class:`~minilazy.core.ir.Op`; the tensor calls it
-when it records a node, so a bad shape or dtype raises *at the op call* with the shapes in the
-message. Elementwise dtypes come from NumPy's own ufunc loop resolution (NEP 50, in
-``ufunc_loops.py``), so they match NumPy 2 by construction. Never imports jax.
+One table, :data:`INFER`, keyed by :class:`~minilazy.core.ir.Op`: core's ops here, an op
+family's added by its module (``minilazy.ops``). The tracer calls it when it records a node, so a
+bad shape or dtype raises *at the op call* with the shapes in the message. Elementwise dtypes
+come from NumPy's own ufunc loop resolution (NEP 50, in ``ufunc_loops.py``), so they match
+NumPy 2 by construction. Never imports jax.
 """
 
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import cache, lru_cache
 from typing import Final, SupportsIndex
 
@@ -22,8 +23,6 @@ from minilazy.core.attrs import (
     Axis,
     Cast,
     Contract,
-    Conv,
-    Index,
     Iota,
     Permute,
     Piece,
@@ -33,13 +32,9 @@ from minilazy.core.attrs import (
     mismatch,
 )
 from minilazy.core.dtypes import DType, sized, typed
-from minilazy.core.fft_rules import fft_rule
-from minilazy.core.index_rules import index_shape, piece_shape, setitem_shape
 from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
-from minilazy.core.namespaced import linalg_rule, sort_rule
 from minilazy.core.ufunc_loops import UFUNC as UFUNC
 from minilazy.core.ufunc_loops import signature as signature
-from minilazy.core.window_rules import conv_shape
 
 
 def describe(node: Node) -> str:
@@ -288,17 +283,6 @@ def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType
     raise mismatch(op, attrs)
 
 
-def _conv(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Conv():
-            lhs, rhs = xs
-            dtype = dtypes.result_type(lhs.dtype, rhs.dtype)
-            if dtype not in dtypes.FLOATING:  # as torch: XLA's integer convolutions differ
-                raise TypeError(f"conv: needs floating operands, got {describe(lhs)} and "
-                                f"{describe(rhs)}")
-            return sized("conv", conv_shape(lhs.shape, rhs.shape, attrs), dtype), dtype
-    raise mismatch(op, attrs)
-
 
 def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
@@ -362,36 +346,25 @@ def _pack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 def _unpack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Piece(offset, shape):
-            piece = piece_shape(describe(xs[0]), xs[0].shape, offset, shape)
-            return sized("unpack", piece, xs[0].dtype), xs[0].dtype
+            (x,) = xs
+            if type(offset) is not int:  # (a float would reach XLA, and fail only at the barrier)
+                raise TypeError(f"unpack: the offset must be an integer, got {offset!r}")
+            if len(x.shape) != 1 or not 0 <= offset <= offset + math.prod(shape) <= x.shape[0]:
+                raise ShapeError(f"unpack: no piece of shape {shape} at offset {offset} in "
+                                 f"{describe(x)} (a 1-D vector)")
+            return sized("unpack", shape, x.dtype), x.dtype
     raise mismatch(op, attrs)
 
 
-def _getitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Index():
-            shape = index_shape(xs[0].shape, attrs, tuple(x.shape for x in xs[1:]))
-            return sized("getitem", shape, xs[0].dtype), xs[0].dtype
-    raise mismatch(op, attrs)
 
 
-def _setitem(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Index():
-            x, value, *index = xs
-            setitem_shape(x.shape, attrs, tuple(i.shape for i in index), value.shape)
-            return x.shape, x.dtype
-    raise mismatch(op, attrs)
-
-
-INFER: Final[Mapping[Op, Rule]] = {
+INFER: Final[dict[Op, Rule]] = {
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
     Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
     Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
-    Op.SORT: sort_rule, Op.ARGSORT: sort_rule, Op.LINALG: linalg_rule, Op.FFT: fft_rule,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem, Op.SHARD: _same,
+    Op.SHARD: _same,
     Op.STOP_GRADIENT: _same, Op.PACK: _pack, Op.UNPACK: _unpack,
 }

@@ -5,10 +5,11 @@ imports jax. The story first:
 :func:`program` interprets a :class:`~minilazy.core.cut.Cut` with one rule per op, and :func:`lower`
 traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
 through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
-rules (:data:`LOWER`), each building an op's value from its operands' values, with the numerics
-they need to match NumPy (integer powers, division and signs: ``lowering_int``). Leaf data
-are parameters, never constants baked into the program. 64-bit types are switched on only
-inside minilazy's own jax calls (``lowering_x64.x64``), never in the user's global config.
+rules (:data:`LOWER`: core's ops here, a family's added by its module, ``minilazy.ops``), each
+building an op's value from its operands' values, with the numerics they need to match NumPy
+(integer powers, division and signs: ``lowering_int``). Leaf data are parameters, never
+constants baked into the program. 64-bit types are switched on only inside minilazy's own jax
+calls (``lowering_x64.x64``), never in the user's global config.
 """
 
 from __future__ import annotations
@@ -29,8 +30,6 @@ from minilazy.core.attrs import (
     Axis,
     Constant,
     Contract,
-    Conv,
-    Index,
     Iota,
     Permute,
     Piece,
@@ -42,13 +41,11 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.cut import Cut
 from minilazy.core.device import Mesh
-from minilazy.core.index_rules import index_shape, numpy_index
 from minilazy.core.infer import signature
 from minilazy.core.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
 from minilazy.core.lowering_complex import special_values
 from minilazy.core.lowering_int import floor_divide, power, remainder, sign
 from minilazy.core.lowering_x64 import x64
-from minilazy.core.namespaced import evaluate
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -164,7 +161,8 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
 
 
 # -- The rules: one per op, and the numerics they need to match NumPy ----------------------
-def _cast(x: Array, dtype: np.dtype[Any]) -> Array:
+def astype(x: Array, dtype: np.dtype[Any]) -> Array:
+    """``x`` converted to ``dtype`` as NumPy's ``astype`` would: XLA's conversions, mended."""
     if x.dtype == dtype:
         return x
     if x.dtype.kind == "c" and dtype == np.bool_:
@@ -188,6 +186,25 @@ def _to_f32_rounding_to_odd(x: Array) -> Array:
     return lax.bitcast_convert_type(jnp.where(inexact, bits | 1, bits), np.float32)
 
 
+# A rule written once for any array namespace ``xp``: (xp, operand values, node) -> value. A
+# family whose ops jax.numpy and NumPy compute alike (sorts, linalg, fft) writes one for both the
+# lowering and the reference interpreter, so the two agree by construction.
+Evaluate = Callable[[Any, Sequence[Any], Node], Any]
+
+
+def with_namespace(evaluate: Evaluate) -> Rule:
+    """The lowering rule that is ``evaluate`` called with ``jax.numpy``, cast to the node's dtype.
+
+    Example:
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> rule = with_namespace(lambda xp, xs, n: xp.flip(xs[0]))
+        >>> rule([jnp.arange(3)], data_leaf(None, (3,), float32))
+        Array([2., 1., 0.], dtype=float32)
+    """
+    return lambda xs, n: astype(evaluate(jnp, xs, n), n.dtype)
+
+
 def _bcast(x: Array, shape: tuple[int, ...]) -> Array:
     if x.shape == shape:
         return x
@@ -199,8 +216,8 @@ def _elementwise(fn: Callable[..., Array]) -> Rule:
 
     def rule(xs: Sequence[Array], n: Node) -> Array:
         sig = signature(n.op, *(o.dtype for o in n.operands))
-        args = [_bcast(_cast(x, d), n.shape) for x, d in zip(xs, sig)]
-        return _cast(fn(*args), n.dtype)
+        args = [_bcast(astype(x, d), n.shape) for x, d in zip(xs, sig)]
+        return astype(fn(*args), n.dtype)
 
     return rule
 
@@ -222,8 +239,8 @@ def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Ar
             return fn(a, b)
         u64 = np.dtype(np.uint64)  # a negative int64 is below every uint64; else compare as u64
         if a.dtype.kind == "i":
-            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(_cast(a, u64), b))
-        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, _cast(b, u64)))
+            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(astype(a, u64), b))
+        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, astype(b, u64)))
 
     return compare
 
@@ -267,12 +284,12 @@ def _iota(xs: Sequence[Array], n: Node) -> Array:
 
 
 def _convert(xs: Sequence[Array], n: Node) -> Array:
-    return _cast(xs[0], n.dtype)
+    return astype(xs[0], n.dtype)
 
 
 def _where(xs: Sequence[Array], n: Node) -> Array:
     c, a, b = (_bcast(x, n.shape) for x in xs)
-    return jnp.where(c, _cast(a, n.dtype), _cast(b, n.dtype))
+    return jnp.where(c, astype(a, n.dtype), astype(b, n.dtype))
 
 
 def _reduction(fn: Callable[..., Array]) -> Rule:
@@ -281,12 +298,12 @@ def _reduction(fn: Callable[..., Array]) -> Rule:
             case Reduce(axes, keepdims):
                 x = xs[0]
                 if n.op in (Op.SUM, Op.PROD, Op.ANY, Op.ALL):  # sum(int8) accumulates in int64;
-                    x = _cast(x, n.dtype)  # any/all: complex truth is either part (jnp: real's)
+                    x = astype(x, n.dtype)  # any/all: complex truth is either part (jnp: real's)
                 if n.op not in (Op.ARGMAX, Op.ARGMIN):
-                    return _cast(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+                    return astype(fn(x, axis=axes, keepdims=keepdims), n.dtype)
                 if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
-                    return _cast(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
-                return _cast(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
+                    return astype(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
+                return astype(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
         raise mismatch(n.op, n.attrs)
 
     return rule
@@ -295,56 +312,30 @@ def _reduction(fn: Callable[..., Array]) -> Rule:
 def _cumsum(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Scan(axis, reverse):
-            return lax.cumsum(_cast(xs[0], n.dtype), axis, reverse)
+            return lax.cumsum(astype(xs[0], n.dtype), axis, reverse)
     raise mismatch(n.op, n.attrs)
 
 
 def _matmul(xs: Sequence[Array], n: Node) -> Array:
     sig = signature(n.op, *(o.dtype for o in n.operands))
-    return _cast(jnp.matmul(_cast(xs[0], sig[0]), _cast(xs[1], sig[1]), precision=HIGHEST),
+    return astype(jnp.matmul(astype(xs[0], sig[0]), astype(xs[1], sig[1]), precision=HIGHEST),
                  n.dtype)
 
 
 def _tensordot(xs: Sequence[Array], n: Node) -> Array:
-    a, b = (_cast(x, n.dtype) for x in xs)
+    a, b = (astype(x, n.dtype) for x in xs)
     match n.attrs:
         case Contract(axes_a, axes_b):
             return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
     raise mismatch(n.op, n.attrs)
 
 
-def _conv(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Conv(strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
-            lhs, rhs = (_cast(x, n.dtype) for x in xs)  # layouts NCH..., OIH...: lax's defaults
-            return lax.conv_general_dilated(
-                lhs, rhs, strides, padding, lhs_dilation, rhs_dilation,
-                feature_group_count=groups, batch_group_count=batch_groups, precision=HIGHEST)
-    raise mismatch(n.op, n.attrs)
 
 
-def _namespaced(xs: Sequence[Array], n: Node) -> Array:
-    return _cast(evaluate(jnp, xs, n), n.dtype)  # sorts, linalg, fft: one table for jnp and np
 
 
-def _getitem(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Index():
-            return xs[0][numpy_index(n.attrs, xs[1:])]
-    raise mismatch(n.op, n.attrs)
 
 
-def _setitem(xs: Sequence[Array], n: Node) -> Array:
-    x, v, *arrays = xs
-    match n.attrs:
-        case Index():
-            target = index_shape(x.shape, n.attrs, [a.shape for a in arrays])
-            while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops the value's leading 1s
-                v = v.reshape(v.shape[1:])
-            at = x.at[numpy_index(n.attrs, arrays)]
-            v = jnp.broadcast_to(_cast(v, x.dtype), target)
-            return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
-    raise mismatch(n.op, n.attrs)
 
 
 def _unpack(xs: Sequence[Array], n: Node) -> Array:
@@ -359,7 +350,7 @@ def _unpack(xs: Sequence[Array], n: Node) -> Array:
 def _concat(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Axis(axis):
-            return lax.concatenate([_cast(x, n.dtype) for x in xs], axis)
+            return lax.concatenate([astype(x, n.dtype) for x in xs], axis)
     raise mismatch(n.op, n.attrs)
 
 
@@ -381,19 +372,16 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
     return rule
 
 
-LOWER: Final[Mapping[Op, Rule]] = {
+LOWER: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _UNARY_FN.items()},
     **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _BINARY_FN.items()},
     Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
     Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
     Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
-    Op.CUMSUM: _cumsum, Op.SORT: _namespaced, Op.ARGSORT: _namespaced, Op.LINALG: _namespaced,
-    Op.FFT: _namespaced,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
+    Op.CUMSUM: _cumsum, Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
     Op.SHARD: _shard, Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.PACK: lambda xs, n: lax.concatenate([jnp.ravel(x) for x in xs], 0), Op.UNPACK: _unpack,
 }

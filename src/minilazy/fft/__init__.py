@@ -1,7 +1,7 @@
 """The Array API's ``fft`` extension (2023.12): ``ml.fft``.
 
 Every transform is one recorded ``Op.FFT`` node
-(:mod:`minilazy.core.fft_rules`) over some axes: ``fft``/``ifft``/``rfft``/``irfft`` are the
+(:mod:`minilazy.ops.fft`) over some axes: ``fft``/``ifft``/``rfft``/``irfft`` are the
 n-dimensional ones over a single axis, and ``hfft``/``ihfft`` are ``irfft``/``rfft`` of
 conjugates with the other scaling, as NumPy defines them. ``fftfreq`` and ``rfftfreq`` are
 recorded from ``arange``; the shifts are ``roll``. Transforms are linear, so each one's VJP is
@@ -25,12 +25,12 @@ from minilazy.api.manipulation import roll
 from minilazy.api.shaping import concat, reshape
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import Fft
+from minilazy.core.attrs import Fft, Kind, Norm
 from minilazy.core.device import Device
 from minilazy.core.dtypes import DTypeLike
-from minilazy.core.fft_rules import COMPLEX_OF, Kind, Norm
 from minilazy.core.infer import describe, normalize_axes
 from minilazy.core.ir import Node, Op
+from minilazy.ops.fft import COMPLEX_OF
 
 __all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
            "irfft", "irfftn", "rfft", "rfftfreq", "rfftn"]

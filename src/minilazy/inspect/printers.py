@@ -21,10 +21,13 @@ from minilazy.core.attrs import (
     Contract,
     Conv,
     Fft,
+    Fn,
     Index,
     Iota,
+    Kind,
     Linalg,
     NoAttrs,
+    Norm,
     Permute,
     Piece,
     Reduce,
@@ -35,13 +38,10 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.cut import Cut, cut, roots_of
 from minilazy.core.dtypes import DTYPES
-from minilazy.core.fft_rules import Kind, Norm
-from minilazy.core.index_rules import index_text
 from minilazy.core.infer import describe
 from minilazy.core.ir import Op
-from minilazy.core.namespaced import Fn
 from minilazy.core.tracer import Tensor
-from minilazy.inspect.pycode import source
+from minilazy.inspect.pycode import index_text, source
 
 
 def attrs_text(attrs: Attrs) -> str:

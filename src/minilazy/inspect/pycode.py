@@ -11,39 +11,37 @@ from __future__ import annotations
 
 import cmath
 import math
-from collections.abc import Callable, Mapping, Sequence
-from typing import Final
+from collections.abc import Callable, Sequence
+from typing import Final, assert_never
 
-from minilazy.core import attrs, dtypes, fft_rules, runtime
+from minilazy.core import attrs, dtypes, runtime
 from minilazy.core.attrs import (
     NONE,
+    At,
     Attrs,
     Axes,
     Axis,
     Constant,
     Contract,
-    Conv,
-    Fft,
+    Gap,
     Index,
-    Linalg,
+    NewAxis,
     Permute,
     Piece,
     Reduce,
     Scan,
     Sharding,
-    Sort,
+    Span,
+    Take,
     mismatch,
 )
 from minilazy.core.cut import Cut
 from minilazy.core.dtypes import Scalar
-from minilazy.core.fft_rules import Norm
-from minilazy.core.index_rules import index_text
 from minilazy.core.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
-from minilazy.core.namespaced import Fn
 from minilazy.core.tracer import Tensor, record, wrap
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
-__all__ = ["PYTHON", "attrs", "replay", "scalar", "source"]
+__all__ = ["PYTHON", "attrs", "index_text", "replay", "replayed", "scalar", "source"]
 
 # A rule: (name of the result, the node, the operands' expressions) -> lines of code.
 Rule = Callable[[str, Node, Sequence[str]], list[str]]
@@ -98,9 +96,46 @@ def _code(value: object) -> str:
     return repr(value)
 
 
-def _replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
+def replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    """The line that records ``n`` with :func:`replay`: for a node no public call records.
+
+    Example:
+        >>> from minilazy.core.attrs import Iota
+        >>> from minilazy.core.dtypes import int64
+        >>> from minilazy.core.ir import Node
+        >>> replayed("v0", Node(Op.IOTA, (), Iota((3,), 0, 3), (3,), int64), [])
+        ["v0 = replay('iota', attrs=attrs.Iota((3, ), 0, 3))"]
+    """
     ops = "".join(f", {a}" for a in args)
     return [f"{name} = replay({n.op.value!r}{ops}, attrs={_code(n.attrs)})"]
+
+
+def index_text(spec: Index, arrays: Sequence[str]) -> str:
+    """``spec`` as the Python index expression that records it (``arrays`` name the arrays).
+
+    Example:
+        >>> from minilazy.core.attrs import At, Span, Take
+        >>> index_text(Index((At(3), Span(4, 3, 2, True), Take(0))), ["i"])
+        '3, 4::-2, i'
+    """
+    parts = []
+    for entry in spec.entries:
+        match entry:
+            case At(i):
+                parts.append(str(i))
+            case Span():
+                s = entry.as_slice()
+                parts.append(f"{s.start}:{'' if s.stop is None else s.stop}"
+                             + (f":{s.step}" if s.step != 1 else ""))
+            case NewAxis():
+                parts.append("None")
+            case Take(k):
+                parts.append(arrays[k])
+            case Gap():
+                parts.append("...")
+            case _:
+                assert_never(entry)
+    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
 
 
 def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -118,66 +153,27 @@ def _cumsum(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Scan(axis, reverse):
             if reverse:  # the VJP's scan from the end has no public function
-                return _replayed(name, n, args)
+                return replayed(name, n, args)
             return [f"{name} = ml.cumulative_sum({args[0]}, axis={axis})"]
     raise mismatch(n.op, n.attrs)
 
 
-def _conv(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Conv(strides, padding, lhs, rhs, groups, 1) if set(lhs) == {1} and all(
-                p >= 0 for pair in padding for p in pair):
-            return [f"{name} = ml.conv({args[0]}, {args[1]}, stride={strides!r}, "
-                    f"padding={padding!r}, dilation={rhs!r}, groups={groups})"]
-    return _replayed(name, n, args)  # the transposed convolutions of a VJP have no function
 
 
-def _sort(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Sort(axis, descending):
-            return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis}, descending={descending})"]
-    raise mismatch(n.op, n.attrs)
 
 
-# The linalg primitives whose public function records just that one node.
-_ONE_NODE: Final = {Fn.CHOLESKY: "cholesky", Fn.INV: "inv", Fn.DET: "det",
-                    Fn.EIGH_VALUES: "eigvalsh", Fn.SVD_S: "svdvals"}
 
 
-def _linalg(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Linalg(fn, _) if Fn(fn) in _ONE_NODE:
-            return [f"{name} = ml.linalg.{_ONE_NODE[Fn(fn)]}({args[0]})"]
-    return _replayed(name, n, args)  # one result of eigh, qr, svd, slogdet; solve (1-D case)
 
 
-def _fft(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Fft(kind, axes, lengths, norm):
-            return [f"{name} = ml.fft.{fft_rules.name(kind)}({args[0]}, s={lengths!r}, "
-                    f"axes={axes!r}, norm={Norm(norm).name.lower()!r})"]
-    raise mismatch(n.op, n.attrs)
 
 
-def _getitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Index():
-            return [f"{name} = {args[0]}[{index_text(n.attrs, args[1:])}]"]
-    raise mismatch(n.op, n.attrs)
 
-
-def _setitem(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Index() if n.op is Op.SETITEM:
-            # a new handle on the same value, then the in-place update rebinds just that handle
-            return [f"{name} = ml.positive({args[0]})",
-                    f"{name}[{index_text(n.attrs, args[2:])}] = {args[1]}"]
-    return _replayed(name, n, args)  # scatter-add has no public function
 
 
 def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
     if n.shape == n.operands[0].shape:  # ml.reshape would not record an identity
-        return _replayed(name, n, args)
+        return replayed(name, n, args)
     return [f"{name} = ml.reshape({args[0]}, {n.shape!r})"]
 
 
@@ -246,16 +242,16 @@ def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return []  # parameters are written by source itself
 
 
-PYTHON: Final[Mapping[Op, Rule]] = {
+PYTHON: Final[dict[Op, Rule]] = {
     **{op: _elementwise for op in UNARY | BINARY},
-    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _replayed, Op.CONVERT: _convert,
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed, Op.CONVERT: _convert,
     Op.WHERE: _call("where"),
     **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
                               Op.ALL)},
-    Op.CUMSUM: _cumsum, Op.SORT: _sort, Op.ARGSORT: _sort, Op.LINALG: _linalg, Op.FFT: _fft,
-    Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot, Op.CONV: _conv, Op.RESHAPE: _reshape,
+    Op.CUMSUM: _cumsum, Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot,
+    Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
-    Op.CONCAT: _concat, Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
+    Op.CONCAT: _concat,
     Op.SHARD: _shard, Op.STOP_GRADIENT: _call("stop_gradient"),
     Op.PACK: lambda name, n, args: [f"{name} = ml.pack([{', '.join(args)}])"],
     Op.UNPACK: _unpack,
@@ -288,7 +284,7 @@ def source(c: Cut, default: Device) -> str:
             value = _literal(node.payload)
             # a literal where public functions take it (with a tensor beside it: two numbers
             # are no call's operands); else one scalar tensor, named, as its users share it
-            public = all(PYTHON[u.op] is not _replayed and (len(u.operands) == 1 or any(
+            public = all(PYTHON[u.op] is not replayed and (len(u.operands) == 1 or any(
                 o.op is not Op.SCALAR for o in u.operands)) for u in c.order if node in u.operands)
             if public:
                 names.append(value)

@@ -1,7 +1,8 @@
 """Reference semantics: a NumPy interpreter of the same IR the XLA lowering compiles.
 
-The executable meaning of every op: :data:`REFERENCE` maps each op to a
-NumPy function of its operands' values, mirroring ``lowering.LOWER`` rule for rule (the same
+The executable meaning of every op: :data:`REFERENCE` maps each op to a NumPy function of its
+operands' values (core's ops here, a family's added by its module, ``minilazy.ops``), mirroring
+``lowering.LOWER`` rule for rule (the same
 loop-dtype casts, NumPy's own broadcasting). It is slow and never on a hot path; it exists so a
 student can read what an op *means*, and so the conformance oracle can run it as an
 implementation. Expected values in tests never come from here: they come from NumPy directly.
@@ -20,28 +21,21 @@ from minilazy.core.attrs import (
     Axes,
     Axis,
     Contract,
-    Conv,
-    Gap,
-    Index,
     Iota,
-    NewAxis,
     Permute,
     Piece,
     Reduce,
     Scan,
-    Take,
     ToShape,
     mismatch,
 )
 from minilazy.core.cut import Cut, cut
-from minilazy.core.index_rules import index_shape, numpy_index, widened
 from minilazy.core.infer import UFUNC, signature
 from minilazy.core.ir import BINARY, UNARY, Node, Op
+from minilazy.core.lowering import Evaluate
 from minilazy.core.lowering_complex import special_values
 from minilazy.core.lowering_int import truncated
-from minilazy.core.namespaced import evaluate as namespaced
 from minilazy.core.tracer import Tensor
-from minilazy.core.window_rules import dilated
 
 Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -133,101 +127,18 @@ def _tensordot(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
-def _spread(x: Array, dilation: tuple[int, ...]) -> Array:
-    """``x`` with ``d - 1`` zeros between neighbours along each spatial axis (2, 3, ...)."""
-    shape = (*x.shape[:2], *(dilated(n, d) for n, d in zip(x.shape[2:], dilation)))
-    out = np.zeros(shape, x.dtype)
-    every: tuple[slice, ...] = (slice(None),) * 2 + tuple(slice(None, None, d) for d in dilation)
-    out[every] = x
-    return out
 
 
-def _conv(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Conv(strides, padding, lhs_dilation, rhs_dilation, groups, batch_groups):
-            x, w = _spread(xs[0].astype(n.dtype), lhs_dilation), _spread(xs[1], rhs_dilation)
-            x = np.pad(x, [(0, 0)] * 2 + [(max(lo, 0), max(hi, 0)) for lo, hi in padding])
-            crop: tuple[slice, ...] = (slice(None),) * 2 + tuple(  # negative padding crops
-                slice(max(-lo, 0), x.shape[2 + k] - max(-hi, 0))
-                for k, (lo, hi) in enumerate(padding))
-            x = x[crop]
-            nd, (b, g), (o, c) = len(strides), (batch_groups, groups), w.shape[:2]
-            view = np.lib.stride_tricks.sliding_window_view(x, w.shape[2:], tuple(range(2, 2 + nd)))
-            step: tuple[slice, ...] = (slice(None),) * 2 + tuple(
-                slice(None, None, st) for st in strides) + (slice(None),) * nd
-            windows = view[step]
-            # batch split into b groups and channels into g (one of them is 1); the filter's
-            # output channels split into b * g groups, each seeing its own part of the input
-            windows = windows.reshape(b, x.shape[0] // b, g, c, *windows.shape[2:])
-            w = w.astype(n.dtype).reshape(b, g, o // (b * g), c, *w.shape[2:])
-            at, k = "pqrstu"[:nd], "ijklmv"[:nd]  # result positions, positions in the window
-            out = np.einsum(f"bngc{at}{k},bgoc{k}->nbgo{at}", windows, w)
-            return np.asarray(out.reshape(out.shape[0], o, *out.shape[4:]))
-    raise mismatch(n.op, n.attrs)
 
 
-def _index(n: Node) -> Index:
-    match n.attrs:
-        case Index() as spec:
-            return spec
-    raise mismatch(n.op, n.attrs)
 
 
-def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
-    """Index arrays clamped into range, as XLA's gather clamps (implementation-defined)."""
-    out = []
-    axis = 0
-    for entry in spec.entries:
-        if isinstance(entry, Take):  # an index array: it indexes axis `axis`
-            n, k = x.shape[axis], widened(arrays[entry.k])
-            if n:  # (an empty axis can only be indexed by an empty array: nothing to clamp)
-                k = np.minimum(k, n - 1) if k.dtype.kind == "u" else np.clip(k, -n, n - 1)
-            out.append(k)
-        if not isinstance(entry, NewAxis | Gap):  # the others each consume one axis
-            axis += 1
-    return out
 
 
-def _getitem(xs: Sequence[Array], n: Node) -> Array:
-    x, *arrays = xs
-    spec = _index(n)
-    return np.asarray(x[numpy_index(spec, _clamped(x, arrays, spec))])
 
 
-def _dropping(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Array, list[Array]]:
-    """``x`` padded by one element on each axis an index array updates, and the index arrays.
-
-    Each out-of-range index is sent to the padding: XLA's scatter drops such writes
-    (implementation-defined, LZ-NUM-005), and so does this once the padding is cut off again.
-    """
-    widths = [(0, 0)] * x.ndim
-    out = []
-    axis = 0
-    for entry in spec.entries:
-        if isinstance(entry, Take):
-            n, k = x.shape[axis], widened(arrays[entry.k])
-            inside = k < n if k.dtype.kind == "u" else (k >= -n) & (k < n)
-            out.append(np.where(inside, np.mod(k, max(n, 1)), n))
-            widths[axis] = (0, 1)
-        if not isinstance(entry, NewAxis | Gap):
-            axis += 1
-    return (np.pad(x, widths) if out else x.copy()), out
 
 
-def _setitem(xs: Sequence[Array], n: Node) -> Array:
-    x, v, *arrays = xs
-    spec = _index(n)
-    out, kept = _dropping(x, arrays, spec)
-    index = numpy_index(spec, kept)
-    target = index_shape(x.shape, spec, [a.shape for a in arrays])
-    while v.ndim > len(target):  # extra leading axes are 1s (checked when recorded)
-        v = v[0]
-    with np.errstate(all="ignore"):
-        if n.op is Op.SCATTER_ADD:
-            np.add.at(out, index, np.broadcast_to(v.astype(x.dtype), target))
-        else:
-            out[index] = np.broadcast_to(v.astype(x.dtype), target)
-    return out[tuple(slice(0, side) for side in x.shape)]
 
 
 def _unpack(xs: Sequence[Array], n: Node) -> Array:
@@ -255,24 +166,33 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Any]) -> Rule:
     return rule
 
 
-REFERENCE: Final[Mapping[Op, Rule]] = {
+REFERENCE: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: _elementwise for op in UNARY | BINARY},
     Op.SUM: _reduction(np.sum), Op.PROD: _reduction(np.prod), Op.MAX: _reduction(np.max),
     Op.MIN: _reduction(np.min), Op.ARGMAX: _reduction(np.argmax),
     Op.ARGMIN: _reduction(np.argmin), Op.ANY: _reduction(np.any), Op.ALL: _reduction(np.all),
     Op.CUMSUM: _cumsum,
-    # the same functions as the lowering's, called on NumPy (see namespaced.evaluate)
-    **{op: lambda xs, n: np.asarray(namespaced(np, xs, n)).astype(n.dtype, copy=False)
-       for op in (Op.SORT, Op.ARGSORT, Op.LINALG, Op.FFT)},
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.CONV: _conv,
+    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
-    Op.GETITEM: _getitem, Op.SETITEM: _setitem, Op.SCATTER_ADD: _setitem,
     Op.SHARD: lambda xs, n: xs[0],  # placement changes where a value lives, not what it is
     Op.STOP_GRADIENT: lambda xs, n: xs[0],  # a mark for the backward pass, not a computation
     Op.PACK: lambda xs, n: np.concatenate([x.ravel() for x in xs]), Op.UNPACK: _unpack,
 }
+
+
+def with_namespace(evaluate: Evaluate) -> Rule:
+    """The reference rule that is ``evaluate`` called with NumPy (the lowering's, on ``jax.numpy``).
+
+    Example:
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> rule = with_namespace(lambda xp, xs, n: xp.flip(xs[0]))
+        >>> rule([np.arange(3)], data_leaf(None, (3,), float32))
+        array([2., 1., 0.], dtype=float32)
+    """
+    return lambda xs, n: np.asarray(evaluate(np, xs, n)).astype(n.dtype, copy=False)
 
 
 def evaluate(c: Cut, params: Sequence[Any]) -> list[Array]:

@@ -2,7 +2,7 @@
 
 Part of the linalg extension. ``cholesky``, ``eigh``, ``qr``, ``svd``, ``solve``, ``inv``, ``det``
 and ``slogdet`` are one op, ``linalg``, whose attribute picks the function
-(:class:`~minilazy.core.namespaced.Fn`); a function with several results records one node per
+(:class:`~minilazy.core.attrs.Fn`); a function with several results records one node per
 result, and XLA merges their shared work. :mod:`minilazy.linalg` composes the rest of the
 extension from these and is the namespace users see (``ml.linalg``).
 
@@ -20,10 +20,10 @@ from minilazy.api.elementwise import astype, conj
 from minilazy.api.shaping import broadcast_to, matrix_transpose, reshape
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import Linalg
+from minilazy.core.attrs import Fn, Linalg
 from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.core.ir import DeviceError, Op
-from minilazy.core.namespaced import LINALG_DTYPES, Fn
+from minilazy.ops.linalg import LINALG_DTYPES
 
 
 class EighResult(NamedTuple):

@@ -26,8 +26,9 @@ from minilazy.api import tensor as surface
 from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.core import barrier, donation, fft_rules, infer, lowering, scalars, state
+from minilazy.core import barrier, donation, infer, lowering, scalars, state
 from minilazy.core import cut as cutting
+from minilazy.core.attrs import Norm
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
 from minilazy.core.metrics import COUNTERS
@@ -278,7 +279,7 @@ def hfft_scaled_as_irfft() -> MinilazyAdapter:
 
     ``hfft`` of a default call is then ``n`` times too small, ``ihfft``'s ``n`` times too large.
     """
-    fft._SWAPPED.update({n: n for n in fft_rules.Norm})
+    fft._SWAPPED.update({n: n for n in Norm})
     return cpu()
 
 

@@ -26,9 +26,10 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
 from minilazy.core import barrier, donation, lowering, runtime, state
-from minilazy.core import namespaced as linalg_rules
+from minilazy.core.attrs import Sort
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
+from minilazy.ops import sort as sort_family
 from minilazy.persist import executables as runtime_disk
 
 
@@ -162,15 +163,14 @@ def setitem_rounds_twice() -> MinilazyAdapter:
 
 def sort_unstable() -> MinilazyAdapter:
     """``argsort(descending=True)`` is the ascending order reversed: ties come out backwards."""
-    real = linalg_rules._sort
+    def evaluate(xp: Any, xs: Sequence[Any], n: Node) -> Any:
+        match n.attrs:
+            case Sort(axis, True):
+                ascending = Node(n.op, n.operands, Sort(axis, False), n.shape, n.dtype)
+                return xp.flip(sort_family.evaluate(xp, xs, ascending), axis=axis)
+        return sort_family.evaluate(xp, xs, n)
 
-    def sort(xp: Any, x: Any, attrs: Any, indices: bool) -> Any:
-        axis, descending = attrs
-        if indices and descending:
-            return xp.flip(real(xp, x, attrs._replace(descending=False), True), axis=axis)
-        return real(xp, x, attrs, indices)
-
-    _set(linalg_rules, "_sort", sort)
+    _set_table(lowering.LOWER, Op.ARGSORT, lowering.with_namespace(evaluate))
     return cpu()
 
 

@@ -28,13 +28,11 @@ from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.core import barrier, lowering, scalars, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Constant, Fft, Index, Linalg
+from minilazy.core.attrs import Constant, Fft, Fn, Index, Kind, Linalg, Norm
 from minilazy.core.cache import CompileCache
-from minilazy.core.fft_rules import Kind, Norm
-from minilazy.core.index_rules import index_shape, numpy_index
 from minilazy.core.ir import Node, Op
-from minilazy.core.namespaced import Fn
 from minilazy.core.runtime import Compiled
+from minilazy.ops.indexing import index_shape, numpy_index
 
 
 def structure_by_digests() -> MinilazyAdapter:
@@ -190,7 +188,7 @@ def setitem_drops_one_leading_one() -> MinilazyAdapter:
         if v.ndim > len(target) and v.shape[0] == 1:  # (once: `while` in the engine)
             v = v.reshape(v.shape[1:])
         at = x.at[numpy_index(n.attrs, arrays)]
-        v = jnp.broadcast_to(lowering._cast(v, x.dtype), target)
+        v = jnp.broadcast_to(lowering.astype(v, x.dtype), target)
         return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
 
     _set_table(lowering.LOWER, Op.SETITEM, setitem)

@@ -38,8 +38,8 @@ _BASIC = ("tests/core/test_laziness.py", "tests/core/test_cut.py")
 PROJECT_TESTS: dict[str, tuple[str, ...]] = {
     "minilazy.core": (*_BASIC, "tests/core/test_lowering.py", "tests/core/test_shapes.py",
                       "tests/core/test_indexing.py"),
-    "minilazy.core.fft_rules": (*_BASIC, "tests/fft/test_fft.py"),
-    "minilazy.core.window_rules": (*_BASIC, "tests/api/test_scans_and_windows.py"),
+    "minilazy.ops.fft": (*_BASIC, "tests/fft/test_fft.py"),
+    "minilazy.ops.conv": (*_BASIC, "tests/api/test_scans_and_windows.py"),
     "minilazy.api.fallback": (*_BASIC, "tests/core/test_fallback.py"),
     "minilazy.api.interop": (*_BASIC, "tests/core/test_numpy_protocols.py",
                               "tests/core/test_array_likes.py"),

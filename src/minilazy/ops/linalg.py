@@ -1,57 +1,23 @@
-"""Sorts and the linalg extension's primitives: their shape rules and one evaluation table.
+"""The linalg family: ``Op.LINALG``, one node per result of a factorization, registered.
 
-One of core's op rules, beside ``window_rules.py``. :class:`Fn` is the closed set of functions
-behind ``Op.LINALG`` (one node per result of a factorization). :func:`sort_rule` and
-:func:`linalg_rule` are their shape and dtype rules (``infer.INFER``). :func:`evaluate` computes
-``SORT``, ``ARGSORT`` and ``LINALG`` (and ``FFT``, by ``fft_rules``) with an array namespace it
-is given: ``jax.numpy`` in the lowering, NumPy in the reference interpreter. The two namespaces
-share these functions' signatures (``linalg.qr(mode=)``, ``linalg.svd(full_matrices=)``,
-``sort(stable=)``, ``fft.rfftn(s=, axes=, norm=)``), so one table serves both and the two
-interpretations agree by construction. Never imports jax.
+Like the FFT family (``ops/fft.py``, the worked example). :class:`~minilazy.core.attrs.Fn` names
+the closed set of primitives behind the op; :func:`rule` is their shape and dtype rule and
+:func:`evaluate` computes them with the namespace it is given: ``jax.numpy`` in the lowering,
+NumPy in the reference interpreter, which share these functions' signatures
+(``linalg.qr(mode=)``, ``linalg.svd(full_matrices=)``), so one table serves both. The VJPs are
+``minilazy/linalg/vjp.py``'s. Never imports jax.
 """
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-import numpy as np
-
-from minilazy.core import dtypes, fft_rules
-from minilazy.core.attrs import Attrs, Fft, Linalg, Sort, mismatch
+from minilazy.core import dtypes, infer, lowering
+from minilazy.core.attrs import Attrs, Fn, Linalg, mismatch
 from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-
-
-class Fn(enum.IntEnum):
-    """A function of the linalg extension that is a primitive (``Op.LINALG``'s attribute).
-
-    The others (``matrix_norm``, ``pinv``, ``trace``...) are composed from recorded ops.
-
-    Example:
-        >>> Fn.CHOLESKY.name.lower(), Fn(0) is Fn.CHOLESKY
-        ('cholesky', True)
-    """
-
-    CHOLESKY = 0
-    EIGH_VALUES = 1
-    EIGH_VECTORS = 2
-    QR_Q = 3
-    QR_R = 4
-    SVD_U = 5
-    SVD_S = 6
-    SVD_VT = 7
-    SOLVE = 8
-    INV = 9
-    DET = 10
-    SLOGDET_SIGN = 11
-    SLOGDET_LOGABS = 12
-
-
-def _shown(x: Node) -> str:
-    return typed(x.dtype, x.shape)
-
+from minilazy.inspect import pycode, reference
 
 # The dtypes the primitives compute in: NumPy's linalg has no float16 (nor has LAPACK).
 LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMPLEX
@@ -59,27 +25,8 @@ LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMP
 REAL_RESULTS: Final = frozenset({Fn.EIGH_VALUES, Fn.SVD_S, Fn.SLOGDET_LOGABS})
 
 
-def sort_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    """``SORT`` keeps its operand's shape and dtype; ``ARGSORT`` gives default ints.
-
-    Example:
-        >>> from minilazy.core.ir import scalar_leaf
-        >>> sort_rule(Op.ARGSORT, (scalar_leaf(1.0, dtypes.float32),), Sort(0, False))
-        Traceback (most recent call last):
-        ...
-        numpy.exceptions.AxisError: argsort: axis 0 is out of bounds for f32[]
-    """
-    match attrs:
-        case Sort(axis, _):
-            (x,) = xs
-            if x.dtype in dtypes.COMPLEX:  # the standard orders real numbers only
-                raise TypeError(f"{op.value}: not defined for complex dtypes, got {_shown(x)}")
-            if not 0 <= axis < len(x.shape):
-                raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
-                                              f"{_shown(x)}")
-            dtype = x.dtype if op is Op.SORT else dtypes.DEFAULT_INT
-            return dtypes.sized(op.value, x.shape, dtype), dtype
-    raise mismatch(op, attrs)
+def _shown(x: Node) -> str:
+    return typed(x.dtype, x.shape)
 
 
 def _matrices(fn: Fn, x: Node, square: bool) -> tuple[Shape, int, int]:
@@ -94,15 +41,15 @@ def _matrices(fn: Fn, x: Node, square: bool) -> tuple[Shape, int, int]:
     return tuple(batch), m, n
 
 
-def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+def rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     """The result shape and dtype of ``LINALG`` (its operands as the public functions check).
 
     Example:
         >>> from minilazy.core.ir import data_leaf
         >>> a = data_leaf(None, (5, 3, 2), dtypes.float32)
-        >>> linalg_rule(Op.LINALG, (a,), Linalg(Fn.QR_Q, False))
+        >>> rule(Op.LINALG, (a,), Linalg(Fn.QR_Q, False))
         ((5, 3, 2), dtype('float32'))
-        >>> linalg_rule(Op.LINALG, (a,), Linalg(Fn.INV, False))
+        >>> rule(Op.LINALG, (a,), Linalg(Fn.INV, False))
         Traceback (most recent call last):
         ...
         minilazy.core.ir.ShapeError: linalg.inv: needs square matrices, got f32[5,3,2]
@@ -133,22 +80,6 @@ def linalg_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTyp
     raise mismatch(op, attrs)
 
 
-def _sort(xp: Any, x: Any, attrs: Sort, indices: bool) -> Any:
-    axis, descending = attrs
-    if not indices:  # values: descending sorts the reversed axis, reversed back, so that tied
-        # values that differ (-0.0 and 0.0) keep their order, as x[argsort(x)] does
-        if not descending:
-            return xp.sort(x, axis=axis, stable=True)
-        return xp.flip(xp.sort(xp.flip(x, axis=axis), axis=axis, stable=True), axis=axis)
-    if not descending:
-        return xp.argsort(x, axis=axis, stable=True)
-    # Stable and descending: sort the reversed axis stably, reverse back, and map positions in
-    # the reversed axis to the original ones; ties then keep their original order (as
-    # array-api-strict does), and NaNs, last when ascending, come first.
-    last = x.shape[axis] - 1
-    return last - xp.flip(xp.argsort(xp.flip(x, axis=axis), axis=axis, stable=True), axis=axis)
-
-
 _MODE: Final = {False: "reduced", True: "complete"}
 # Each primitive as a function of (namespace, operand values, full): the same call in both.
 EVALUATE: Final[Mapping[Fn, Callable[[Any, Sequence[Any], bool], Any]]] = {
@@ -169,20 +100,47 @@ EVALUATE: Final[Mapping[Fn, Callable[[Any, Sequence[Any], bool], Any]]] = {
 
 
 def evaluate(xp: Any, xs: Sequence[Any], n: Node) -> Any:
-    """The value of a ``SORT``, ``ARGSORT``, ``LINALG`` or ``FFT`` node computed with ``xp``.
+    """The value of a ``LINALG`` node computed with namespace ``xp``.
+
+    Example:
+        >>> import numpy as np
+        >>> from minilazy.core.ir import data_leaf
+        >>> a = data_leaf(None, (2, 2), dtypes.float64)
+        >>> evaluate(np, [np.eye(2) * 2], Node(Op.LINALG, (a,), Linalg(Fn.DET, False), (),
+        ...                                   dtypes.float64))
+        np.float64(4.0)
+    """
+    match n.attrs:
+        case Linalg(fn, full):
+            return EVALUATE[Fn(fn)](xp, xs, full)
+    raise mismatch(n.op, n.attrs)
+
+
+# The primitives whose public function records just that one node.
+_ONE_NODE: Final = {Fn.CHOLESKY: "cholesky", Fn.INV: "inv", Fn.DET: "det",
+                    Fn.EIGH_VALUES: "eigvalsh", Fn.SVD_S: "svdvals"}
+
+
+def python(result: str, n: Node, args: Sequence[str]) -> list[str]:
+    """The line of minilazy code that records ``n`` again.
+
+    One result of ``eigh``, ``qr``, ``svd`` or ``slogdet`` (and ``solve``, whose 1-D case records
+    more) is replayed, as it has no public function of its own.
 
     Example:
         >>> from minilazy.core.ir import data_leaf
-        >>> x = data_leaf(None, (3,), dtypes.float64)
-        >>> n = Node(Op.ARGSORT, (x,), Sort(0, True), (3,), dtypes.int64)
-        >>> evaluate(np, [np.array([1.0, 3.0, 1.0])], n).tolist()
-        [1, 0, 2]
+        >>> a = data_leaf(None, (2, 2), dtypes.float64)
+        >>> python("v1", Node(Op.LINALG, (a,), Linalg(Fn.INV, False), (2, 2), dtypes.float64),
+        ...        ["v0"])
+        ['v1 = ml.linalg.inv(v0)']
     """
     match n.attrs:
-        case Sort():
-            return _sort(xp, xs[0], n.attrs, n.op is Op.ARGSORT)
-        case Linalg(fn, full):
-            return EVALUATE[Fn(fn)](xp, xs, full)
-        case Fft():
-            return fft_rules.evaluate(xp, xs[0], n.attrs)
-    raise mismatch(n.op, n.attrs)
+        case Linalg(fn, _) if Fn(fn) in _ONE_NODE:
+            return [f"{result} = ml.linalg.{_ONE_NODE[Fn(fn)]}({args[0]})"]
+    return pycode.replayed(result, n, args)
+
+
+infer.INFER[Op.LINALG] = rule
+lowering.LOWER[Op.LINALG] = lowering.with_namespace(evaluate)
+reference.REFERENCE[Op.LINALG] = reference.with_namespace(evaluate)
+pycode.PYTHON[Op.LINALG] = python
