@@ -17,12 +17,12 @@ Example:
 
 import sys as _sys
 
+import minilazy.ops  # noqa: F401 -- importing it registers every op family's rules
 from minilazy import fft as fft  # the fft extension: ml.fft.fft, rfftn, fftfreq, ...
 from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, eigh, svd, ...
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
-from minilazy import ops as _ops  # every op family's rules, into the engine's tables
 from minilazy.api import numpy_policy as _numpy_policy
 from minilazy.api.composites import (
     can_cast,

@@ -31,8 +31,8 @@ import pytest
 
 import minilazy as ml
 from minilazy.core.ir import Op
-from minilazy.core.lowering_complex import special_values
 from minilazy.inspect import reference
+from minilazy.ops.complex import special_values
 
 PI = math.pi
 Row = tuple[str, str, str, str]

@@ -5,7 +5,7 @@ negative) give NumPy's 0 or -1; integer division and remainder by zero give 0 an
 gives ``MIN``; small integers sum and multiply in NumPy's (and the standard's) accumulator dtype;
 ``sign(-0.0)`` is ``+0.0`` and a zero remainder takes the divisor's sign. Expected values come
 from NumPy with its warnings silenced; a negative exponent on the device, where NumPy would
-raise, gives the true power truncated toward zero (see ``lowering_int.truncated``), checked
+raise, gives the true power truncated toward zero (see ``ops.integers.truncated``), checked
 against Python's exact fractions.
 """
 

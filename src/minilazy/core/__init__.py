@@ -23,7 +23,7 @@ PIPELINE = (
     "ufunc_loops", "infer",                                                  # op rules
     "scalars",                                                               # Python numbers
     "cut", "donation",                                                       # cut and key
-    "lowering_x64", "lowering_int", "lowering_complex", "lowering",          # to XLA
+    "lowering_x64", "lowering",                                              # to XLA
     "cluster", "runtime", "cache", "barrier",                                # run, cache, barrier
     "host", "tracer",                                                        # record, observe
 )

@@ -27,12 +27,11 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Scan,
     ToShape,
     mismatch,
 )
 from minilazy.core.dtypes import DType, sized, typed
-from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
+from minilazy.core.ir import Node, Op, Shape, ShapeError
 from minilazy.core.ufunc_loops import UFUNC as UFUNC
 from minilazy.core.ufunc_loops import signature as signature
 
@@ -156,7 +155,15 @@ def _computed(op: Op, x: Node, shape: Shape, sig: tuple[DType, ...]) -> Shape:
     return sized(op.value, shape, _widest(sig) if math.prod(shape) else sig[-1])
 
 
-def _unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+def unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    """The rule of a unary elementwise op: its operand's shape, the dtype of NumPy's loop.
+
+    Example:
+        >>> from minilazy.core.attrs import NONE
+        >>> from minilazy.core.ir import data_leaf
+        >>> unary(Op.NEG, (data_leaf(None, (2,), dtypes.uint8),), NONE)
+        ((2,), dtype('uint8'))
+    """
     x = xs[0]
     loop, dtype = sig = signature(op, x.dtype)
     return (x.shape if loop is dtype is x.dtype else _computed(op, x, x.shape, sig)), dtype
@@ -170,7 +177,16 @@ def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     raise mismatch(op, attrs)
 
 
-def _binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+def binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    """The rule of a binary elementwise op: the broadcast shape, the dtype of NumPy's loop.
+
+    Example:
+        >>> from minilazy.core.attrs import NONE
+        >>> from minilazy.core.ir import data_leaf
+        >>> a, b = data_leaf(None, (2, 1), dtypes.int8), data_leaf(None, (3,), dtypes.float32)
+        >>> binary(Op.ADD, (a, b), NONE)
+        ((2, 3), dtype('float32'))
+    """
     a, b = xs
     sig = signature(op, a.dtype, b.dtype)
     if a.shape == b.shape or not b.shape:  # the common cases first: same shape, a scalar
@@ -199,52 +215,38 @@ def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 @cache
-def reduction_dtype(op: Op, dtype: DType) -> DType:
-    """The result dtype NumPy gives for reduction ``op`` over ``dtype`` (``sum(int8)`` is int64).
+def summed(dtype: DType) -> DType:
+    """The dtype NumPy sums ``dtype`` in (``sum(int8)`` is int64, ``sum(uint8)`` uint64).
 
     Example:
-        >>> reduction_dtype(Op.SUM, dtypes.uint8)
+        >>> summed(dtypes.uint8)
         dtype('uint64')
     """
-    if op in (Op.SUM, Op.PROD):
-        return dtypes.canonical(np.sum(np.zeros(1, dtype)).dtype)
-    if op in (Op.ARGMAX, Op.ARGMIN):
-        return dtypes.DEFAULT_INT
-    if op in (Op.ANY, Op.ALL):
-        return dtypes.bool_
-    return dtype
+    return dtypes.canonical(np.sum(np.zeros(1, dtype)).dtype)
 
 
-def _reduce(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+def reduced(op: Op, x: Node, axes: tuple[int, ...], keepdims: bool, dtype: DType) -> Shape:
+    """The shape of reduction ``op`` of ``x`` over ``axes`` to ``dtype`` (which must fit).
+
+    Example:
+        >>> from minilazy.core.ir import data_leaf
+        >>> reduced(Op.SUM, data_leaf(None, (2, 3), dtypes.int8), (1,), True, dtypes.int64)
+        (2, 1)
+    """
+    if keepdims:
+        shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
+    else:
+        shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    if dtype.itemsize > x.dtype.itemsize:  # XLA casts x first (else x, which exists, is as big)
+        sized(op.value, *((x.shape, dtype) if math.prod(x.shape) else (shape, dtype)))
+    return shape
+
+
+def _sum(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Reduce(axes, keepdims):
-            (x,) = xs
-            extreme = op in (Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN)
-            if extreme and x.dtype in dtypes.COMPLEX:  # the standard orders real numbers only
-                raise TypeError(f"{op.value}: not defined for complex dtypes, got {describe(x)}")
-            if extreme and any(x.shape[a] == 0 for a in axes):
-                raise ValueError(f"{op.value}: zero-size reduction over axes {axes} of "
-                                 f"{describe(x)} has no identity")
-            if keepdims:
-                shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
-            else:
-                shape = tuple(n for i, n in enumerate(x.shape) if i not in axes)
-            dtype = reduction_dtype(op, x.dtype)
-            wide = dtypes.int64 if op in (Op.ARGMAX, Op.ARGMIN) else dtype  # what XLA casts x to
-            if wide.itemsize > x.dtype.itemsize:  # (else x, which exists, is as big as all that)
-                sized(op.value, *((x.shape, wide) if math.prod(x.shape) else (shape, dtype)))
-            return shape, dtype
-    raise mismatch(op, attrs)
-
-
-def _cumsum(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Scan(axis, _):
-            (x,) = xs
-            if not 0 <= axis < len(x.shape):
-                raise np.exceptions.AxisError(f"{op.value}: axis {axis} is out of bounds for "
-                                              f"{describe(x)}")
-            return sized(op.value, x.shape, dtype := reduction_dtype(Op.SUM, x.dtype)), dtype
+            dtype = summed(xs[0].dtype)
+            return reduced(op, xs[0], axes, keepdims, dtype), dtype
     raise mismatch(op, attrs)
 
 
@@ -360,9 +362,8 @@ def _unpack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 INFER: Final[dict[Op, Rule]] = {
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
-    **{op: _unary for op in UNARY}, **{op: _binary for op in BINARY},
-    Op.SUM: _reduce, Op.PROD: _reduce, Op.MAX: _reduce, Op.MIN: _reduce, Op.ARGMAX: _reduce,
-    Op.ARGMIN: _reduce, Op.ANY: _reduce, Op.ALL: _reduce, Op.CUMSUM: _cumsum,
+    Op.NEG: unary, Op.ADD: binary, Op.SUB: binary, Op.MUL: binary, Op.DIV: binary,
+    Op.SUM: _sum,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
     Op.SHARD: _same,

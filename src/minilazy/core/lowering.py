@@ -6,8 +6,8 @@ imports jax. The story first:
 traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
 through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
 rules (:data:`LOWER`: core's ops here, a family's added by its module, ``minilazy.ops``), each
-building an op's value from its operands' values, with the numerics they need to match NumPy
-(integer powers, division and signs: ``lowering_int``). Leaf data are parameters, never
+building an op's value from its operands' values, with the casts they need to match NumPy
+(the elementwise family's integer and complex corners are its own). Leaf data are parameters, never
 constants baked into the program. 64-bit types are switched on only inside minilazy's own jax
 calls (``lowering_x64.x64``), never in the user's global config.
 """
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, cast
 
@@ -34,7 +33,6 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Scan,
     Sharding,
     ToShape,
     mismatch,
@@ -42,9 +40,7 @@ from minilazy.core.attrs import (
 from minilazy.core.cut import Cut
 from minilazy.core.device import Mesh
 from minilazy.core.infer import signature
-from minilazy.core.ir import BINARY, COMPARISONS, UNARY, Device, Node, Op
-from minilazy.core.lowering_complex import special_values
-from minilazy.core.lowering_int import floor_divide, power, remainder, sign
+from minilazy.core.ir import Device, Node, Op
 from minilazy.core.lowering_x64 import x64
 
 Array = jax.Array
@@ -211,8 +207,20 @@ def _bcast(x: Array, shape: tuple[int, ...]) -> Array:
     return lax.broadcast_in_dim(x, shape, tuple(range(len(shape) - x.ndim, len(shape))))
 
 
-def _elementwise(fn: Callable[..., Array]) -> Rule:
-    """Cast operands to NumPy's loop dtypes, broadcast, apply ``fn``, cast to the result."""
+def elementwise(fn: Callable[..., Array]) -> Rule:
+    """The rule of an elementwise op computed by ``fn``, typed as NumPy's loops type it.
+
+    Operands are cast to NumPy's loop dtypes (``infer.signature``) and broadcast, ``fn`` is
+    applied, the result is cast to the node's dtype.
+
+    Example:
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> x = data_leaf(None, (2,), float32)
+        >>> neg = Node(Op.NEG, (x,), NONE, (2,), float32)
+        >>> elementwise(jnp.negative)([jnp.asarray([1, 2])], neg)
+        Array([-1., -2.], dtype=float32)
+    """
 
     def rule(xs: Sequence[Array], n: Node) -> Array:
         sig = signature(n.op, *(o.dtype for o in n.operands))
@@ -222,54 +230,12 @@ def _elementwise(fn: Callable[..., Array]) -> Rule:
     return rule
 
 
-def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:
-    """``fn`` on floats; identity on integers and bools (floor/ceil/trunc/round of an int)."""
-    return lambda x: x if x.dtype.kind in "biu" else fn(x)
-
-
-_PY_COMPARE: Final = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt,
-                      Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge}
-
-
-def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Array], Array]:
-    """An exact comparison, also of int64 with uint64 (NumPy 2 has loops for that pair)."""
-
-    def compare(a: Array, b: Array) -> Array:
-        if a.dtype == b.dtype:
-            return fn(a, b)
-        u64 = np.dtype(np.uint64)  # a negative int64 is below every uint64; else compare as u64
-        if a.dtype.kind == "i":
-            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(astype(a, u64), b))
-        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, astype(b, u64)))
-
-    return compare
-
-
-_UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
-    Op.NEG: jnp.negative, Op.ABS: jnp.abs, Op.SIGN: sign, Op.SQRT: jnp.sqrt,
-    Op.SQUARE: jnp.square, Op.EXP: jnp.exp, Op.EXPM1: jnp.expm1, Op.LOG: jnp.log,
-    Op.LOG1P: jnp.log1p, Op.LOG2: jnp.log2, Op.LOG10: jnp.log10, Op.SIN: jnp.sin, Op.COS: jnp.cos,
-    Op.TAN: jnp.tan, Op.ASIN: jnp.arcsin, Op.ACOS: jnp.arccos, Op.ATAN: jnp.arctan,
-    Op.SINH: jnp.sinh, Op.COSH: jnp.cosh, Op.TANH: jnp.tanh, Op.ASINH: jnp.arcsinh,
-    Op.ACOSH: jnp.arccosh, Op.ATANH: jnp.arctanh, Op.FLOOR: _int_only(jnp.floor),
-    Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
-    Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
-    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite, Op.REAL: jnp.real, Op.IMAG: jnp.imag,
-    Op.CONJ: jnp.conj, Op.SIGNBIT: jnp.signbit,
+# Core's elementwise ops; the others, with their integer and complex corners, are the
+# elementwise family's (minilazy/ops/elementwise.py).
+_ARITHMETIC: Final[Mapping[Op, Callable[..., Array]]] = {
+    Op.NEG: jnp.negative, Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply,
+    Op.DIV: jnp.true_divide,
 }
-_BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
-    Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply, Op.DIV: jnp.true_divide,
-    Op.FLOOR_DIV: floor_divide, Op.MOD: remainder, Op.POW: power, Op.MAXIMUM: jnp.maximum,
-    Op.MINIMUM: jnp.minimum, Op.ATAN2: jnp.arctan2, Op.LOGICAL_AND: jnp.logical_and,
-    Op.LOGICAL_OR: jnp.logical_or, Op.LOGICAL_XOR: jnp.logical_xor,
-    Op.BITWISE_AND: jnp.bitwise_and, Op.BITWISE_OR: jnp.bitwise_or,
-    Op.BITWISE_XOR: jnp.bitwise_xor, Op.SHIFT_LEFT: jnp.left_shift,
-    Op.SHIFT_RIGHT: jnp.right_shift,
-    **{op: _compare(fn, op) for op, fn in [
-        (Op.EQ, jnp.equal), (Op.NE, jnp.not_equal), (Op.LT, jnp.less), (Op.LE, jnp.less_equal),
-        (Op.GT, jnp.greater), (Op.GE, jnp.greater_equal)]},
-}
-assert set(_UNARY_FN) == UNARY and set(_BINARY_FN) == BINARY and COMPARISONS <= BINARY
 
 
 def _param(xs: Sequence[Array], n: Node) -> Array:
@@ -292,27 +258,10 @@ def _where(xs: Sequence[Array], n: Node) -> Array:
     return jnp.where(c, astype(a, n.dtype), astype(b, n.dtype))
 
 
-def _reduction(fn: Callable[..., Array]) -> Rule:
-    def rule(xs: Sequence[Array], n: Node) -> Array:
-        match n.attrs:
-            case Reduce(axes, keepdims):
-                x = xs[0]
-                if n.op in (Op.SUM, Op.PROD, Op.ANY, Op.ALL):  # sum(int8) accumulates in int64;
-                    x = astype(x, n.dtype)  # any/all: complex truth is either part (jnp: real's)
-                if n.op not in (Op.ARGMAX, Op.ARGMIN):
-                    return astype(fn(x, axis=axes, keepdims=keepdims), n.dtype)
-                if len(axes) != 1:  # NumPy's axis=None: the index into the flattened array
-                    return astype(fn(jnp.ravel(x)), n.dtype).reshape(n.shape)
-                return astype(fn(x, axis=axes[0], keepdims=keepdims), n.dtype)
-        raise mismatch(n.op, n.attrs)
-
-    return rule
-
-
-def _cumsum(xs: Sequence[Array], n: Node) -> Array:
+def _sum(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
-        case Scan(axis, reverse):
-            return lax.cumsum(astype(xs[0], n.dtype), axis, reverse)
+        case Reduce(axes, keepdims):  # cast first: sum(int8) accumulates in int64, as NumPy's
+            return astype(jnp.sum(astype(xs[0], n.dtype), axis=axes, keepdims=keepdims), n.dtype)
     raise mismatch(n.op, n.attrs)
 
 
@@ -374,12 +323,8 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
 
 LOWER: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
-    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _UNARY_FN.items()},
-    **{op: _elementwise(special_values(op, fn, jnp)) for op, fn in _BINARY_FN.items()},
-    Op.SUM: _reduction(jnp.sum), Op.PROD: _reduction(jnp.prod), Op.MAX: _reduction(jnp.max),
-    Op.MIN: _reduction(jnp.min), Op.ARGMAX: _reduction(jnp.argmax),
-    Op.ARGMIN: _reduction(jnp.argmin), Op.ANY: _reduction(jnp.any), Op.ALL: _reduction(jnp.all),
-    Op.CUMSUM: _cumsum, Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    **{op: elementwise(fn) for op, fn in _ARITHMETIC.items()},
+    Op.SUM: _sum, Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
     Op.SHARD: _shard, Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself

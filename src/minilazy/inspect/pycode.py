@@ -29,7 +29,6 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Scan,
     Sharding,
     Span,
     Take,
@@ -37,11 +36,12 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.cut import Cut
 from minilazy.core.dtypes import Scalar
-from minilazy.core.ir import BINARY, UNARY, Device, Node, Op, scalar_leaf
+from minilazy.core.ir import Device, Node, Op, scalar_leaf
 from minilazy.core.tracer import Tensor, record, wrap
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
-__all__ = ["PYTHON", "attrs", "index_text", "replay", "replayed", "scalar", "source"]
+__all__ = ["PYTHON", "attrs", "elementwise", "index_text", "reduction", "replay", "replayed",
+           "scalar", "source"]
 
 # A rule: (name of the result, the node, the operands' expressions) -> lines of code.
 Rule = Callable[[str, Node, Sequence[str]], list[str]]
@@ -83,7 +83,16 @@ def _call(fn: str, **kwargs: object) -> Rule:
     return lambda name, n, args: [f"{name} = ml.{fn}({', '.join(args)}{extra})"]
 
 
-def _elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
+def elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    """The line that records an elementwise node again: its function of the namespace.
+
+    Example:
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> x = data_leaf(None, (), float32)
+        >>> elementwise("v2", Node(Op.ADD, (x, x), attrs.NONE, (), float32), ["v0", "v1"])
+        ['v2 = ml.add(v0, v1)']
+    """
     return [f"{name} = ml.{n.op.value}({', '.join(args)})"]
 
 
@@ -138,7 +147,17 @@ def index_text(spec: Index, arrays: Sequence[str]) -> str:
     return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
 
 
-def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
+def reduction(name: str, n: Node, args: Sequence[str]) -> list[str]:
+    """The line that records a reduction again: its function, with ``axis`` and ``keepdims``.
+
+    Example:
+        >>> from minilazy.core.attrs import Reduce
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> x = data_leaf(None, (2, 3), float32)
+        >>> reduction("v1", Node(Op.SUM, (x,), Reduce((1,), False), (2,), float32), ["v0"])
+        ['v1 = ml.sum(v0, axis=(1,))']
+    """
     match n.attrs:
         case Reduce(axes, keepdims):
             axis: object = axes
@@ -147,28 +166,6 @@ def _reduce(name: str, n: Node, args: Sequence[str]) -> list[str]:
             keep = ", keepdims=True" if keepdims else ""
             return [f"{name} = ml.{n.op.value}({args[0]}, axis={axis!r}{keep})"]
     raise mismatch(n.op, n.attrs)
-
-
-def _cumsum(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Scan(axis, reverse):
-            if reverse:  # the VJP's scan from the end has no public function
-                return replayed(name, n, args)
-            return [f"{name} = ml.cumulative_sum({args[0]}, axis={axis})"]
-    raise mismatch(n.op, n.attrs)
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 def _reshape(name: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -243,12 +240,10 @@ def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
 
 
 PYTHON: Final[dict[Op, Rule]] = {
-    **{op: _elementwise for op in UNARY | BINARY},
+    **{op: elementwise for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed, Op.CONVERT: _convert,
     Op.WHERE: _call("where"),
-    **{op: _reduce for op in (Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY,
-                              Op.ALL)},
-    Op.CUMSUM: _cumsum, Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot,
+    Op.SUM: reduction, Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat,

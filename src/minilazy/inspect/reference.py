@@ -11,7 +11,7 @@ implementation. Expected values in tests never come from here: they come from Nu
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -25,41 +25,40 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Scan,
     ToShape,
     mismatch,
 )
 from minilazy.core.cut import Cut, cut
 from minilazy.core.infer import UFUNC, signature
-from minilazy.core.ir import BINARY, UNARY, Node, Op
+from minilazy.core.ir import Node, Op
 from minilazy.core.lowering import Evaluate
-from minilazy.core.lowering_complex import special_values
-from minilazy.core.lowering_int import truncated
 from minilazy.core.tracer import Tensor
 
 Array = np.ndarray[Any, Any]
 Rule = Callable[[Sequence[Array], Node], Array]
 
 
-# np.real and np.imag are no ufuncs (see ufunc_loops.PARTS): the other elementwise ops' NumPy
-# functions, with the standard's complex special values where NumPy's differ (the lowering's own
-# table)
-_UFUNCS: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
-_NUMPY: Final = {op: special_values(op, fn, np) for op, fn in _UFUNCS.items()}
+def elementwise(fn: Callable[..., Any]) -> Rule:
+    """The rule of an elementwise op computed by NumPy's ``fn``, typed as the lowering's.
 
+    Operands are cast to NumPy's loop dtypes, the result to the node's dtype; floating errors
+    are values, not warnings.
 
-def _elementwise(xs: Sequence[Array], n: Node) -> Array:
-    sig = signature(n.op, *(o.dtype for o in n.operands))
-    args = [np.asarray(x).astype(d, copy=False) for x, d in zip(xs, sig)]
-    if n.op is Op.ROUND:
-        return np.asarray(np.round(args[0])).astype(n.dtype)
-    with np.errstate(all="ignore"):
-        if n.op is Op.POW and args[0].dtype.kind in "iu":  # NumPy raises for negative exponents
-            a, b = args
-            out = truncated(np, a, b, np.power(a, np.where(b < 0, 0, b)))
-        else:
-            out = _NUMPY[n.op](*args)
-    return np.asarray(out).astype(n.dtype, copy=False)
+    Example:
+        >>> from minilazy.core.attrs import NONE
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> x = data_leaf(None, (2,), float32)
+        >>> elementwise(np.negative)([np.array([1, 2])], Node(Op.NEG, (x,), NONE, (2,), float32))
+        array([-1., -2.], dtype=float32)
+    """
+    def rule(xs: Sequence[Array], n: Node) -> Array:
+        sig = signature(n.op, *(o.dtype for o in n.operands))
+        args = [np.asarray(x).astype(d, copy=False) for x, d in zip(xs, sig)]
+        with np.errstate(all="ignore"):
+            return np.asarray(fn(*args)).astype(n.dtype, copy=False)
+
+    return rule
 
 
 def _param(xs: Sequence[Array], n: Node) -> Array:
@@ -86,29 +85,11 @@ def _where(xs: Sequence[Array], n: Node) -> Array:
     return np.where(c, a.astype(n.dtype), b.astype(n.dtype))
 
 
-def _reduction(fn: Callable[..., Any]) -> Rule:
-    def rule(xs: Sequence[Array], n: Node) -> Array:
-        match n.attrs:
-            case Reduce(axes, keepdims):
-                x = xs[0].astype(n.dtype) if n.op in (Op.SUM, Op.PROD) else xs[0]
-                if n.op in (Op.ARGMAX, Op.ARGMIN):
-                    axis = axes[0] if len(axes) == 1 else None
-                    return np.asarray(fn(x, axis=axis, keepdims=keepdims)).astype(n.dtype)
-                with np.errstate(all="ignore"):
-                    return np.asarray(fn(x, axis=axes, keepdims=keepdims)).astype(n.dtype)
-        raise mismatch(n.op, n.attrs)
-
-    return rule
-
-
-def _cumsum(xs: Sequence[Array], n: Node) -> Array:
+def _sum(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
-        case Scan(axis, reverse):
-            x = xs[0].astype(n.dtype)
+        case Reduce(axes, keepdims):
             with np.errstate(all="ignore"):
-                if reverse:  # from the end: the sums of the suffixes
-                    return np.flip(np.cumsum(np.flip(x, axis), axis), axis)
-                return np.cumsum(x, axis)
+                return np.asarray(np.sum(xs[0].astype(n.dtype), axis=axes, keepdims=keepdims))
     raise mismatch(n.op, n.attrs)
 
 
@@ -168,11 +149,8 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Any]) -> Rule:
 
 REFERENCE: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
-    **{op: _elementwise for op in UNARY | BINARY},
-    Op.SUM: _reduction(np.sum), Op.PROD: _reduction(np.prod), Op.MAX: _reduction(np.max),
-    Op.MIN: _reduction(np.min), Op.ARGMAX: _reduction(np.argmax),
-    Op.ARGMIN: _reduction(np.argmin), Op.ANY: _reduction(np.any), Op.ALL: _reduction(np.all),
-    Op.CUMSUM: _cumsum,
+    **{op: elementwise(UFUNC[op]) for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
+    Op.SUM: _sum,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,

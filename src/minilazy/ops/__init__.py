@@ -5,9 +5,10 @@ Core's tables (``infer.INFER``, ``lowering.LOWER``) and the inspector's (``refer
 imported, beside the rules themselves (JAX's layout: a primitive, then its rules). Importing
 this package imports every family, so the tables cover the closed set of ops
 (``tests/test_structure.py``). ``fft`` is the worked example (docs/families.md); ``sort``,
-``linalg``, ``conv`` and ``indexing`` follow it. A VJP is written with the array namespace, so it
-lives above, beside the family's public functions (``minilazy.fft``, ``minilazy.linalg``,
-``api/convolution.py``) or in ``autodiff/vjps.py``.
+``linalg``, ``conv``, ``indexing``, ``reductions`` and ``elementwise`` (with its integer and
+complex corners, ``integers`` and ``complex``) follow it. A VJP is written with the array
+namespace, so it lives above, beside the family's public functions (``minilazy.fft``,
+``minilazy.linalg``, ``api/convolution.py``) or in ``autodiff/vjps.py``.
 
 Example:
     >>> from minilazy.core import infer
@@ -17,6 +18,6 @@ Example:
     True
 """
 
-from minilazy.ops import conv, fft, indexing, linalg, sort
+from minilazy.ops import conv, elementwise, fft, indexing, linalg, reductions, sort
 
-__all__ = ["conv", "fft", "indexing", "linalg", "sort"]
+__all__ = ["conv", "elementwise", "fft", "indexing", "linalg", "reductions", "sort"]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -33,7 +33,7 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.core import barrier, dtypes, infer, lowering, scalars, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Gap, Take
+from minilazy.core.attrs import Gap, Reduce, Take, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import COMPARISONS, Node, Op
 
@@ -98,9 +98,19 @@ def grad_follows_rebound_arguments() -> MinilazyAdapter:
 # -- reductions ------------------------------------------------------------------------------
 def reductions_skip_nan() -> MinilazyAdapter:
     """``sum``, ``prod``, ``max``, ``min`` lower to NumPy's NaN-skipping twins (``nansum``...)."""
+    def skipping(fn: Callable[..., Any]) -> Callable[[Sequence[Any], Node], Any]:
+        def rule(xs: Sequence[Any], n: Node) -> Any:
+            match n.attrs:
+                case Reduce(axes, keepdims):
+                    x = lowering.astype(xs[0], n.dtype)
+                    return lowering.astype(fn(x, axis=axes, keepdims=keepdims), n.dtype)
+            raise mismatch(n.op, n.attrs)
+
+        return rule
+
     for op, fn in ((Op.SUM, jnp.nansum), (Op.PROD, jnp.nanprod), (Op.MAX, jnp.nanmax),
                    (Op.MIN, jnp.nanmin)):
-        _set_table(lowering.LOWER, op, lowering._reduction(fn))
+        _set_table(lowering.LOWER, op, skipping(fn))
     return cpu()
 
 

@@ -270,7 +270,7 @@ def floor_divide_truncates() -> MinilazyAdapter:
             return jnp.where(zero, 0, lax.div(a, jnp.where(zero, 1, b))).astype(a.dtype)
         return jnp.floor_divide(a, b)
 
-    _set_table(lowering.LOWER, Op.FLOOR_DIV, lowering._elementwise(truncating))
+    _set_table(lowering.LOWER, Op.FLOOR_DIV, lowering.elementwise(truncating))
     return cpu()
 
 

@@ -1,9 +1,10 @@
 """Complex special values: the standard's C99 Annex G values where XLA or NumPy differ.
 
-Part of the lowering, and shared with the reference interpreter through the array
-namespace it is given (``jax.numpy`` or NumPy), so the two interpretations agree by
-construction. XLA's complex ``exp``, ``log``, ``sqrt``, ``sinh``... are right on finite inputs
-but lose signed zeros and mishandle infinities and NaNs (NumPy's ``expm1`` too). The Array API
+Part of the elementwise family (``ops/elementwise.py``): its lowering and its reference rules
+wrap their functions in :func:`special_values`, given the array namespace (``jax.numpy`` or
+NumPy), so the two interpretations agree by construction. XLA's complex ``exp``, ``log``,
+``sqrt``, ``sinh``... are right on finite inputs but lose signed zeros and mishandle infinities
+and NaNs (NumPy's ``expm1`` too). The Array API
 standard lists each function's values at those inputs for the upper half-plane and states the
 symmetries that give the rest: ``f(conj z) = conj f(z)``; ``sinh``, ``tanh``, ``asinh``,
 ``atanh`` odd, ``cosh`` even. So :func:`special_values` computes a function on the canonical

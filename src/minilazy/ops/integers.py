@@ -1,10 +1,10 @@
-"""Exact arithmetic rules of the lowering: integer powers, division and signs as NumPy 2 has them.
+"""Exact integer arithmetic for the elementwise family: powers, division and signs as NumPy 2.
 
-Part of the lowering (``lowering.py`` puts these functions in its ``LOWER`` table). XLA and
-``jax.numpy`` leave some edges to the implementation where NumPy defines them: an integer power
-wraps modulo 2**bits (``jnp.power`` reads only the exponent's low 6 bits), a zero remainder takes
-the divisor's sign, ``sign(-0.0)`` is ``+0.0``. Each function takes operands already cast to
-NumPy's loop dtype, so one rule serves every dtype. Imports jax; only the lowering imports it.
+Part of the elementwise family (``ops/elementwise.py`` puts these functions in its lowering
+rules). XLA and ``jax.numpy`` leave some edges to the implementation where NumPy defines them:
+an integer power wraps modulo 2**bits (``jnp.power`` reads only the exponent's low 6 bits), a
+zero remainder takes the divisor's sign, ``sign(-0.0)`` is ``+0.0``. Each function takes operands
+already cast to NumPy's loop dtype, so one rule serves every dtype.
 """
 
 from __future__ import annotations

@@ -1,0 +1,112 @@
+"""The elementwise family: every elementwise function beyond core's arithmetic, registered.
+
+Core computes ``negative``, ``add``, ``subtract``, ``multiply`` and ``divide``; this module adds
+the other unary and binary ops of the standard (roots, exponentials and logarithms,
+trigonometry, rounding, comparisons, logic, bits, complex parts), each with the rules core's
+use: NumPy's loop typing for the shape and dtype (``infer.unary``/``infer.binary``), a
+``jax.numpy`` function for the lowering and a NumPy one for the reference (both through
+``lowering.elementwise``/``reference.elementwise``, which cast to the loop dtypes), and the
+public call for the printer. Where XLA and NumPy part ways the function is mended: the integer
+corners NumPy defines (``ops/integers.py``: powers, floor division, remainders, signs) and the
+standard's complex special values (``ops/complex.py``, the same rows for both namespaces).
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any, Final
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from minilazy.core import infer, lowering
+from minilazy.core.ir import BINARY, UNARY, Op
+from minilazy.inspect import pycode, reference
+from minilazy.ops.complex import special_values
+from minilazy.ops.integers import floor_divide, power, remainder, sign, truncated
+
+Array = jax.Array
+
+
+def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:
+    """``fn`` on floats; identity on integers and bools (floor/ceil/trunc/round of an int)."""
+    return lambda x: x if x.dtype.kind in "biu" else fn(x)
+
+
+_PY_COMPARE: Final = {Op.EQ: operator.eq, Op.NE: operator.ne, Op.LT: operator.lt,
+                      Op.LE: operator.le, Op.GT: operator.gt, Op.GE: operator.ge}
+
+
+def _compare(fn: Callable[[Array, Array], Array], op: Op) -> Callable[[Array, Array], Array]:
+    """An exact comparison, also of int64 with uint64 (NumPy 2 has loops for that pair)."""
+
+    def compare(a: Array, b: Array) -> Array:
+        if a.dtype == b.dtype:
+            return fn(a, b)
+        u64 = np.dtype(np.uint64)  # a negative int64 is below every uint64; else compare as u64
+        if a.dtype.kind == "i":
+            return jnp.where(a < 0, _PY_COMPARE[op](-1, 0), fn(lowering.astype(a, u64), b))
+        return jnp.where(b < 0, _PY_COMPARE[op](0, -1), fn(a, lowering.astype(b, u64)))
+
+    return compare
+
+
+UNARY_FN: Final[Mapping[Op, Callable[[Array], Array]]] = {
+    Op.ABS: jnp.abs, Op.SIGN: sign, Op.SQRT: jnp.sqrt,
+    Op.SQUARE: jnp.square, Op.EXP: jnp.exp, Op.EXPM1: jnp.expm1, Op.LOG: jnp.log,
+    Op.LOG1P: jnp.log1p, Op.LOG2: jnp.log2, Op.LOG10: jnp.log10, Op.SIN: jnp.sin, Op.COS: jnp.cos,
+    Op.TAN: jnp.tan, Op.ASIN: jnp.arcsin, Op.ACOS: jnp.arccos, Op.ATAN: jnp.arctan,
+    Op.SINH: jnp.sinh, Op.COSH: jnp.cosh, Op.TANH: jnp.tanh, Op.ASINH: jnp.arcsinh,
+    Op.ACOSH: jnp.arccosh, Op.ATANH: jnp.arctanh, Op.FLOOR: _int_only(jnp.floor),
+    Op.CEIL: _int_only(jnp.ceil), Op.ROUND: _int_only(jnp.round), Op.TRUNC: _int_only(jnp.trunc),
+    Op.LOGICAL_NOT: jnp.logical_not, Op.BITWISE_INVERT: jnp.invert, Op.ISNAN: jnp.isnan,
+    Op.ISINF: jnp.isinf, Op.ISFINITE: jnp.isfinite, Op.REAL: jnp.real, Op.IMAG: jnp.imag,
+    Op.CONJ: jnp.conj, Op.SIGNBIT: jnp.signbit,
+}
+BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
+    Op.FLOOR_DIV: floor_divide, Op.MOD: remainder, Op.POW: power, Op.MAXIMUM: jnp.maximum,
+    Op.MINIMUM: jnp.minimum, Op.ATAN2: jnp.arctan2, Op.LOGICAL_AND: jnp.logical_and,
+    Op.LOGICAL_OR: jnp.logical_or, Op.LOGICAL_XOR: jnp.logical_xor,
+    Op.BITWISE_AND: jnp.bitwise_and, Op.BITWISE_OR: jnp.bitwise_or,
+    Op.BITWISE_XOR: jnp.bitwise_xor, Op.SHIFT_LEFT: jnp.left_shift,
+    Op.SHIFT_RIGHT: jnp.right_shift,
+    **{op: _compare(fn, op) for op, fn in [
+        (Op.EQ, jnp.equal), (Op.NE, jnp.not_equal), (Op.LT, jnp.less), (Op.LE, jnp.less_equal),
+        (Op.GT, jnp.greater), (Op.GE, jnp.greater_equal)]},
+}
+# Core's own elementwise ops (lowering._ARITHMETIC); all the others are this family's.
+CORE: Final = frozenset({Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV})
+assert set(UNARY_FN) == UNARY - CORE and set(BINARY_FN) == BINARY - CORE
+
+# NumPy's functions for the reference: its ufuncs, and np.real and np.imag (no ufuncs).
+_NUMPY: Final[Mapping[Op, Callable[..., Any]]] = {**infer.UFUNC, Op.REAL: np.real,
+                                                   Op.IMAG: np.imag}
+
+
+def _numpy_power(a: Any, b: Any) -> Any:
+    """NumPy's power; a negative integer exponent truncates, as the lowering's does.
+
+    (NumPy raises; a lazy exponent is known only after the barrier.)
+    """
+    if a.dtype.kind not in "iu":
+        return _NUMPY[Op.POW](a, b)
+    return truncated(np, a, b, np.power(a, np.where(b < 0, 0, b)))
+
+
+def _numpy(op: Op) -> Callable[..., Any]:
+    """``op``'s NumPy function for the reference, mended as the lowering's is."""
+    if op is Op.ROUND:
+        return np.round  # half to even, as XLA's round_nearest_even (np.rint's loop would do)
+    fn: Callable[..., Any] = _numpy_power if op is Op.POW else _NUMPY[op]
+    return special_values(op, fn, np)
+
+
+_FUNCTIONS: Final[dict[Op, Callable[..., Array]]] = {**UNARY_FN}
+_FUNCTIONS.update(BINARY_FN)
+for _op, _fn in _FUNCTIONS.items():
+    infer.INFER[_op] = infer.unary if _op in UNARY else infer.binary
+    lowering.LOWER[_op] = lowering.elementwise(special_values(_op, _fn, jnp))
+    reference.REFERENCE[_op] = reference.elementwise(_numpy(_op))
+    pycode.PYTHON[_op] = pycode.elementwise
