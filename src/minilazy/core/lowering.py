@@ -214,6 +214,7 @@ def elementwise(fn: Callable[..., Array]) -> Rule:
     applied, the result is cast to the node's dtype.
 
     Example:
+        >>> from minilazy.core.attrs import NONE
         >>> from minilazy.core.dtypes import float32
         >>> from minilazy.core.ir import data_leaf
         >>> x = data_leaf(None, (2,), float32)
