@@ -56,6 +56,16 @@ def conformance(session: nox.Session) -> None:
 
 
 @nox.session
+def conformance_bare(session: nox.Session) -> None:
+    """The oracle on core without its installed parts (no plans, donation or disk cache)."""
+    session.install(".[test]")
+    session.run("python", "-m", "minilazy.conformance",
+                "--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:bare",
+                "--hypothesis-profile=ci", "--spec-coverage",
+                "--spec-report=conformance-minilazy-bare.json", *session.posargs)
+
+
+@nox.session
 def device(session: nox.Session) -> None:
     """The one-shot accelerator check (backend matrix, models, benchmarks vs jax.jit): on a GPU
     machine install jax[cuda12] first (-- extras); on a CPU machine it skips, saying why."""

@@ -191,7 +191,6 @@ from minilazy.core import state as _state
 from minilazy.core import tracer as _tracer
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
 from minilazy.core.cache import CACHE as _CACHE
-from minilazy.core.cut import PLANS as _PLANS
 from minilazy.core.device import Mesh
 from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
@@ -227,6 +226,8 @@ from minilazy.inspect.debug import (
 from minilazy.inspect.printers import Graph, graph
 from minilazy.inspect.report import metrics, metrics_report
 from minilazy.linalg.einsum import einsum
+from minilazy.parts import plans as _plans
+from minilazy.parts import refcounts as _refcounts
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
@@ -237,7 +238,10 @@ __array_api_version__ = "2023.12"
 
 
 # The assembly, explicit: core knows neither the disk nor the debugger; the face plugs them in.
-_state.install(programs=_CACHE, cuts=_PLANS, tapes=_TAPES, debugger=_debug.DEBUGGER, disk=_SETTINGS)
+_state.install(programs=_CACHE, cuts=_plans.PLANS, tapes=_TAPES, debugger=_debug.DEBUGGER,
+               disk=_SETTINGS)
+_plans.install()  # a repeated graph is cut by its plan, without a walk
+_refcounts.install()  # a program may consume input buffers nothing else reads again
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.

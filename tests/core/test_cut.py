@@ -17,9 +17,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy.core import cut as cut_module
 from minilazy.core import state
-from minilazy.core.cut import PLANS, Cut, Plans, cut, roots_of, walk
+from minilazy.core.cut import CUTS, Cut, cut, roots_of, walk
+from minilazy.parts.plans import PLANS, Plans
 
 # (name, arity): each instruction applies one to earlier values (leaves, then results)
 OPS = {"add": 2, "multiply": 2, "maximum": 2, "tanh": 1, "negative": 1, "scale": 1}
@@ -130,6 +130,21 @@ def test_a_plan_of_one_root_twice_never_takes_two_roots_for_one():
         np.testing.assert_array_equal(b.numpy(), y_np + 1.0)
 
 
+def test_without_a_planner_every_cut_walks_and_nothing_else_changes(monkeypatch):
+    # Plans are a part (minilazy.parts.plans): core alone walks each cut, to the same programs.
+    monkeypatch.setattr(CUTS, "planner", None)
+    state.reset()  # no program compiled yet: the count below is this test's
+    x_np = np.arange(4, dtype=np.float32)
+    x = ml.asarray(x_np)
+    ml.mark_step()
+    hits = PLANS.hits
+    for k in range(4):
+        y = ml.exp(x * float(k) + 1.0)
+        ml.mark_step()
+        np.testing.assert_allclose(y.numpy(), np.exp(x_np * k + 1.0), rtol=1e-6)
+    assert PLANS.hits == hits and ml.metrics().compiles == 1
+
+
 def test_plans_are_forgotten_with_the_rest_of_the_engine():
     x = ml.asarray(np.ones(2, np.float32))
     for _ in range(2):
@@ -142,7 +157,8 @@ def test_plans_are_forgotten_with_the_rest_of_the_engine():
 def test_plans_under_threads_give_the_walked_cut(monkeypatch):
     """Threads cutting their own graphs (as backward passes do, outside the engine lock) while
     a tiny table evicts plans all the time: every cut is the walked one, no thread fails."""
-    monkeypatch.setattr(cut_module, "PLANS", Plans(capacity=6))
+    tiny = Plans(capacity=6)
+    monkeypatch.setattr(CUTS, "planner", tiny)
     x = ml.asarray(np.linspace(-1.0, 1.0, 4, dtype=np.float32))
     ml.mark_step()
     errors: list[BaseException] = []
@@ -170,4 +186,4 @@ def test_plans_under_threads_give_the_walked_cut(monkeypatch):
     finally:
         sys.setswitchinterval(interval)
     assert errors == []
-    assert cut_module.PLANS.hits > 0 and len(cut_module.PLANS) <= 6
+    assert tiny.hits > 0 and len(tiny) <= 6

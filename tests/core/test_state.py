@@ -24,9 +24,9 @@ import minilazy as ml
 from minilazy.autodiff.tape import TAPES
 from minilazy.core import state
 from minilazy.core.cache import CACHE
-from minilazy.core.cut import PLANS
 from minilazy.core.metrics import COUNTERS
 from minilazy.inspect.debug import DEBUGGER
+from minilazy.parts.plans import PLANS
 from minilazy.persist.diskcache import SETTINGS
 
 # Memo tables: each value is a pure function of its key, so forgetting one changes nothing.

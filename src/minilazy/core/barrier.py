@@ -91,7 +91,7 @@ def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bi
     c = cut(roots, device)
     if ENGINE.failures:
         donation.own(_check_inputs, c)
-    donated = donation.mask(c, roots) if donate else (False,) * len(c.params)
+    donated = donation.DONATION.mask(c, roots) if donate else (False,) * len(c.params)
     start = time.perf_counter()
     entry = CACHE.lookup(c, donated)
     hit = entry is not None

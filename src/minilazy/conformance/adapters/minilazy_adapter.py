@@ -1,7 +1,8 @@
 """minilazy as an implementation under test, through its public API only.
 
 Factories ``cpu``, ``gpu`` and ``tpu`` adapt minilazy on the first device of that JAX platform:
-``--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:gpu``.
+``--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:gpu``; ``bare`` is the CPU engine
+without its installed parts (``minilazy.parts``).
 """
 
 from __future__ import annotations
@@ -190,6 +191,34 @@ def cpu() -> MinilazyAdapter:
         'minilazy-cpu'
     """
     return MinilazyAdapter("cpu")
+
+
+def bare() -> MinilazyAdapter:
+    """The minilazy adapter on the CPU with none of its parts: core and the op families alone.
+
+    ``import minilazy`` installs parts into core (``minilazy.parts``, the persistent cache);
+    this takes them out again, for the rest of the process: every cut is walked (no plans),
+    no buffer is donated, no program is kept on disk. Slower, and the same values: the oracle
+    holds it to every rule but the capabilities it no longer has (donation, persistence).
+
+    Example:
+        >>> from minilazy.core.cut import CUTS
+        >>> adapter = bare()
+        >>> adapter.name, CUTS.planner is None, "donation" in adapter.capabilities
+        ('minilazy-bare', True, False)
+        >>> from minilazy.parts import plans, refcounts
+        >>> from minilazy.persist import executables
+        >>> plans.install(); refcounts.install(); executables.install()  # (put back)
+    """
+    from minilazy.core.cache import CACHE
+    from minilazy.core.cut import CUTS
+    from minilazy.core.donation import DONATION
+
+    CUTS.planner, DONATION.donor, CACHE.store = None, None, None
+    adapter = MinilazyAdapter("cpu")
+    adapter.name = "minilazy-bare"
+    adapter.capabilities -= {"donation", "persistent"}
+    return adapter
 
 
 def gpu() -> MinilazyAdapter:

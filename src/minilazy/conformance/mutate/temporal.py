@@ -33,6 +33,7 @@ from minilazy.core.cache import CompileCache
 from minilazy.core.ir import Node, Op
 from minilazy.core.runtime import Compiled
 from minilazy.ops.indexing import index_shape, numpy_index
+from minilazy.parts import plans
 
 
 def structure_by_digests() -> MinilazyAdapter:
@@ -42,6 +43,7 @@ def structure_by_digests() -> MinilazyAdapter:
     and one with an axis of 3 + 2**61 - 1 share a program, and the second gets the first's shape.
     """
     _set(cutting, "_exact", attrgetter("digest"))
+    _set(plans, "_exact", attrgetter("digest"))
     return cpu()
 
 
@@ -84,9 +86,9 @@ def plan_ignores_wiring() -> MinilazyAdapter:
 
     ``x * x + y`` after ``x * y + y`` was planned is cut as the planned graph (LZ-CACHE-007).
     """
-    real = cutting.Plan.follow
+    real = plans.Plan.follow
 
-    def follow(self: cutting.Plan, roots: Sequence[Node], device: ml.Device
+    def follow(self: plans.Plan, roots: Sequence[Node], device: ml.Device
                ) -> cutting.Cut | None:
         saved, self.extra = self.extra, ()  # (the operand references off the spanning tree)
         try:
@@ -94,7 +96,7 @@ def plan_ignores_wiring() -> MinilazyAdapter:
         finally:
             self.extra = saved
 
-    _set(cutting.Plan, "follow", follow)
+    _set(plans.Plan, "follow", follow)
     return cpu()
 
 
