@@ -44,7 +44,7 @@ class Timeout(Exception):
 STAGES: dict[str, tuple[Any, str]] = {
     "cut": (barrier, "cut"),
     "lookup": (CACHE, "lookup"),
-    "donation mask": (donation, "mask"),
+    "donation mask": (donation.DONATION, "mask"),
     "lower": (lowering, "lower"),
     "compile": (runtime, "compile_lowered"),
     "disk write": (diskcache, "write"),

@@ -39,7 +39,7 @@ class Donation:
     Example:
         >>> import minilazy as ml
         >>> from minilazy.core.cut import cut
-        >>> x = ml.ones((2,))
+        >>> x = ml.asarray([1.0, 2.0])
         >>> c = cut([(x + 1.0)._node], x.device)
         >>> Donation().mask(c, c.order[-1:])  # no donor: every buffer is kept
         (False,)

@@ -137,11 +137,12 @@ def donates_live_buffer() -> MinilazyAdapter:
 
     Even one a live tensor holds.
     """
-    def donations(c: cutting.Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
-        shapes = {(r.shape, r.dtype) for r in roots}
-        return tuple((p.shape, p.dtype) in shapes for p in c.params)
+    class Reckless:
+        def mask(self, c: cutting.Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
+            shapes = {(r.shape, r.dtype) for r in roots}
+            return tuple((p.shape, p.dtype) in shapes for p in c.params)
 
-    _set(donation, "mask", donations)
+    _set(donation.DONATION, "donor", Reckless())
     return cpu()
 
 

@@ -97,7 +97,7 @@ def observing_shape_runs() -> MinilazyAdapter:
 # -- the cache -----------------------------------------------------------------------------------
 def never_donates() -> MinilazyAdapter:
     """No input buffer is ever donated: an update in place allocates a new buffer each step."""
-    _set(donation, "mask", lambda c, roots: (False,) * len(c.params))
+    _set(donation.DONATION, "donor", None)  # (core's own rule: nothing donated)
     return cpu()
 
 
