@@ -79,23 +79,41 @@ def _code(handler: object) -> object:
     return getattr(handler, "__code__", None) or getattr(type(handler).__call__, "__code__", None)
 
 
+def _interruption(error: BaseException) -> BaseException | None:
+    """The exception that interrupted the program, if ``error`` is one or came of one.
+
+    A signal handler's exception, or one that is no ``Exception`` (``KeyboardInterrupt``):
+    ``error`` itself, one it was raised from (a library that wraps errors), or one it was raised
+    while handling (a library that failed unwinding it: JAX's traceback filter raised
+    ``TypeError`` on a frame a handler interrupted).
+    """
+    codes = {_code(h) for h in _handlers().values()} - {None}
+    todo: list[BaseException] = [error]
+    seen: set[int] = set()
+    while todo and len(seen) < 16:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if not isinstance(e, Exception):
+            return e
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code in codes:
+                return e
+            tb = tb.tb_next
+        todo += [c for c in (e.__context__, e.__cause__) if c is not None]
+    return None
+
+
 def raised_by_signal_handler(error: BaseException) -> bool:
-    """Whether a signal handler's code raised ``error`` (or the error it was raised from).
+    """Whether a signal handler's code raised ``error`` (or one it came of: see :func:`own`).
 
     Example:
         >>> raised_by_signal_handler(ValueError("raised by the program itself"))
         False
     """
-    codes = {_code(h) for h in _handlers().values()} - {None}
-    e: BaseException | None = error
-    for _ in range(8):  # through a few ``raise ... from`` (a library that wraps errors)
-        tb = None if e is None else e.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_code in codes:
-                return True
-            tb = tb.tb_next
-        e = None if e is None else e.__cause__
-    return False
+    return _interruption(error) is not None
 
 
 class ProgramFailed(Exception):
@@ -113,7 +131,8 @@ def own(step: Callable[..., T], *args: Any) -> T:
     """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
 
     Unless a signal handler raised it meanwhile (a timeout, say: the same program may well run
-    next time), or it is no ``Exception`` (``KeyboardInterrupt``): then it is raised as it is.
+    next time), or it is no ``Exception`` (``KeyboardInterrupt``): then that exception is
+    raised, also where a library failed while unwinding it (the caller gets the handler's).
 
     Example:
         >>> try:
@@ -125,8 +144,11 @@ def own(step: Callable[..., T], *args: Any) -> T:
     try:
         return step(*args)
     except Exception as e:
-        if raised_by_signal_handler(e):
+        interruption = _interruption(e)
+        if interruption is e:
             raise
+        if interruption is not None:
+            raise interruption from None
         raise ProgramFailed(e) from e
 
 
