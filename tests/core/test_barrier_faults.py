@@ -313,11 +313,11 @@ def test_an_exception_a_handler_raised_is_told_from_the_programs_own(handler: An
     with pytest.raises(Timeout) as raised:
         os.kill(os.getpid(), SIG)
         time.sleep(5)  # the handler raises in here
-    assert donation.raised_by_signal_handler(raised.value)
+    assert donation.interruption(raised.value) is raised.value
     try:
         raise Timeout("raised by the program itself")
     except Timeout as e:
-        assert not donation.raised_by_signal_handler(e)
+        assert donation.interruption(e) is None
 
 
 

@@ -218,12 +218,9 @@ class Planner(Protocol):
     def cut(self, roots: Sequence[Node], device: Device) -> Cut:
         """The cut of ``roots`` on ``device``: :func:`walk`'s, found faster when it can be."""
 
-    def reset(self) -> None:
-        """Forget what was learned, as in a new process."""
-
 
 class Cuts:
-    """Where :func:`cut` finds the installed :class:`Planner` (a part of the engine's state).
+    """Where :func:`cut` finds the installed :class:`Planner` (its state: a part, ``cuts``).
 
     Example:
         >>> Cuts().planner is None
@@ -232,11 +229,6 @@ class Cuts:
 
     def __init__(self) -> None:
         self.planner: Planner | None = None
-
-    def reset(self) -> None:
-        """Forget what the planner learned (as in a new process)."""
-        if self.planner is not None:
-            self.planner.reset()
 
 
 CUTS: Final = Cuts()

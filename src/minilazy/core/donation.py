@@ -50,9 +50,7 @@ class Donation:
 
     def mask(self, c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
         """Which of ``c``'s parameters' buffers to give to the outputs ``roots``."""
-        if self.donor is None:
-            return (False,) * len(c.params)
-        return self.donor.mask(c, roots)
+        return (False,) * len(c.params) if self.donor is None else self.donor.mask(c, roots)
 
 
 DONATION: Final = Donation()
@@ -79,41 +77,29 @@ def _code(handler: object) -> object:
     return getattr(handler, "__code__", None) or getattr(type(handler).__call__, "__code__", None)
 
 
-def _interruption(error: BaseException) -> BaseException | None:
-    """The exception that interrupted the program, if ``error`` is one or came of one.
+def interruption(error: BaseException) -> BaseException | None:
+    """The exception that interrupted a program, if ``error`` is one or came of one.
 
     A signal handler's exception, or one that is no ``Exception`` (``KeyboardInterrupt``):
-    ``error`` itself, one it was raised from (a library that wraps errors), or one it was raised
-    while handling (a library that failed unwinding it: JAX's traceback filter raised
-    ``TypeError`` on a frame a handler interrupted).
+    ``error``, one it was raised from (a library that wraps errors) or while handling (a library
+    that failed unwinding it: JAX's traceback filter raised ``TypeError`` on such a frame).
+
+    Example:
+        >>> interruption(ValueError("raised by the program itself")) is None
+        True
     """
     codes = {_code(h) for h in _handlers().values()} - {None}
-    todo: list[BaseException] = [error]
-    seen: set[int] = set()
-    while todo and len(seen) < 16:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if not isinstance(e, Exception):
+    e: BaseException | None = error
+    for _ in range(8):  # a few links of the chain
+        if e is None or not isinstance(e, Exception):
             return e
         tb = e.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code in codes:
                 return e
             tb = tb.tb_next
-        todo += [c for c in (e.__context__, e.__cause__) if c is not None]
+        e = e.__cause__ or e.__context__
     return None
-
-
-def raised_by_signal_handler(error: BaseException) -> bool:
-    """Whether a signal handler's code raised ``error`` (or one it came of: see :func:`own`).
-
-    Example:
-        >>> raised_by_signal_handler(ValueError("raised by the program itself"))
-        False
-    """
-    return _interruption(error) is not None
 
 
 class ProgramFailed(Exception):
@@ -130,9 +116,8 @@ class ProgramFailed(Exception):
 def own(step: Callable[..., T], *args: Any) -> T:
     """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
 
-    Unless a signal handler raised it meanwhile (a timeout, say: the same program may well run
-    next time), or it is no ``Exception`` (``KeyboardInterrupt``): then that exception is
-    raised, also where a library failed while unwinding it (the caller gets the handler's).
+    Unless it is (or came of) an :func:`interruption`: a signal handler's timeout, say (the
+    same program may well run next time), or ``KeyboardInterrupt``; that is raised as it is.
 
     Example:
         >>> try:
@@ -144,11 +129,11 @@ def own(step: Callable[..., T], *args: Any) -> T:
     try:
         return step(*args)
     except Exception as e:
-        interruption = _interruption(e)
-        if interruption is e:
+        cause = interruption(e)
+        if cause is e:
             raise
-        if interruption is not None:
-            raise interruption from None
+        if cause is not None:
+            raise cause from None
         raise ProgramFailed(e) from e
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
 
-from minilazy.core.donation import raised_by_signal_handler
+from minilazy.core.donation import interruption
 from minilazy.persist import trust
 from minilazy.persist.diskformat import Untrusted, contents, pack, unpack
 from minilazy.persist.keys import Entry
@@ -198,7 +198,7 @@ def load(e: Entry, deserialize: Callable[[bytes], T]) -> T | None:
     try:
         return deserialize(payload)
     except Exception as err:  # a damaged or foreign entry: the caller compiles instead
-        if isinstance(err, CacheWarning) or raised_by_signal_handler(err):
+        if isinstance(err, CacheWarning) or interruption(err) is not None:
             raise  # not the entry's: a filter's error, or a user's timeout
         warn(f"cannot load entry {e.name} ({type(err).__name__}: {err}); compiling instead")
         return None
@@ -217,7 +217,7 @@ def save(e: Entry, serialize: Callable[[], bytes | None]) -> bool:
     try:
         payload = serialize()
     except Exception as err:  # a program that cannot be serialized still runs
-        if isinstance(err, CacheWarning) or raised_by_signal_handler(err):
+        if isinstance(err, CacheWarning) or interruption(err) is not None:
             raise
         warn(f"cannot serialize this program ({type(err).__name__}: {err})")
         return False
@@ -311,7 +311,7 @@ def trouble(doing: str, error: Exception) -> None:
         (True, True)
         >>> SETTINGS.reset()
     """
-    if isinstance(error, CacheWarning) or raised_by_signal_handler(error):
+    if isinstance(error, CacheWarning) or interruption(error) is not None:
         raise error
     try:
         directory = cache_dir()
