@@ -132,7 +132,7 @@ from minilazy.api.everyday import (
     unpack,
 )
 from minilazy.api.indexing import ViewWriteWarning
-from minilazy.api.info import Info, __array_namespace_info__
+from minilazy.api.info import Info, __array_namespace_info__, finfo, iinfo
 from minilazy.api.manipulation import (
     broadcast_arrays,
     meshgrid,
@@ -196,11 +196,9 @@ from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
     complex64,
     complex128,
-    finfo,
     float16,
     float32,
     float64,
-    iinfo,
     int8,
     int16,
     int32,
@@ -231,6 +229,7 @@ from minilazy.parts import refcounts as _refcounts
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
+from minilazy.scaleout import processes as _processes
 from minilazy.scaleout.sharding import mark_sharding
 
 __version__ = "0.1.0"
@@ -244,6 +243,7 @@ _plans.install()  # a repeated graph is cut by its plan, without a walk
 _refcounts.install()  # a program may consume input buffers nothing else reads again
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
+_processes.install()  # a launched process joins the others before JAX starts
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.
 _state.install(namespace=_sys.modules[__name__], numpy_policy=_numpy_policy)
 _tracer.install(Tensor)  # the tensor core's record makes: the tracer with its surface

@@ -28,6 +28,7 @@ from typing import Final
 
 import numpy as np
 
+from minilazy.api.axes import integers
 from minilazy.api.creation import asarray, full
 from minilazy.api.elementwise import cos, log1p, maximum, sqrt
 from minilazy.api.shaping import reshape, stack
@@ -35,7 +36,6 @@ from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Cast, Iota
 from minilazy.core.dtypes import DType, DTypeLike
-from minilazy.core.infer import integers
 from minilazy.core.ir import Device, Node, Op, scalar_leaf
 
 __all__ = ["bernoulli", "bits", "fold_in", "key", "normal", "split", "uniform"]

@@ -114,7 +114,7 @@ def test_an_exception_inside_jaxs_x64_switch_leaves_64_bit_mode_as_it_was(where)
     or exit (a timer's, in a barrier): 64-bit mode must not stay on in the user's thread."""
     import sys
 
-    from minilazy.core.lowering_x64 import x64
+    from minilazy.core.lowering import x64
 
     def tracer(frame, event, arg):
         if frame.f_code.co_name != where or "config" not in frame.f_code.co_filename:

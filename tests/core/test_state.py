@@ -31,7 +31,7 @@ from minilazy.persist.diskcache import SETTINGS
 
 # Memo tables: each value is a pure function of its key, so forgetting one changes nothing.
 MEMOS = {
-    "minilazy.core.scalars._WEAK": "a Python scalar's dtype per (op, type, dtype, side)",
+    "minilazy.api.scalars._WEAK": "a Python scalar's dtype per (op, type, dtype, side)",
     "minilazy.core.runtime._DEVICES": "one Device object per (platform, index)",
     "minilazy.core.lowering.MESHES": "one jax Mesh per minilazy Mesh",
     "minilazy.random._LEAVES": "one scalar leaf per key value",

@@ -13,6 +13,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from minilazy.api.axes import normalize_axis
 from minilazy.api.creation import asarray, device_of, full, tensor, tensors
 from minilazy.api.elementwise import (
     abs,
@@ -37,7 +38,6 @@ from minilazy.api.shaping import broadcast_to, concat
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
 from minilazy.core.dtypes import DType, DTypeLike
-from minilazy.core.infer import normalize_axis
 from minilazy.core.ir import Device
 
 # The standard's constants (module attributes): plain Python values, weak in every op.

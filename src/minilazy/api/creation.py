@@ -15,16 +15,16 @@ from typing import Any
 
 import numpy as np
 
+from minilazy.api.axes import integers
+from minilazy.api.host import host_array, host_data
 from minilazy.api.keywords import keywords
+from minilazy.api.scalars import scalar
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.core.device import Mesh, checked
 from minilazy.core.dtypes import DType, DTypeLike, Number, Scalar, sized
-from minilazy.core.host import host_array, host_data
-from minilazy.core.infer import integers
 from minilazy.core.ir import Device, DeviceError, Node, Op
-from minilazy.core.scalars import scalar
 from minilazy.scaleout.sharding import mark_sharding, placed_data, placement
 
 ShapeLike = int | Sequence[int]
@@ -101,7 +101,7 @@ def asarray(obj: Any, /, *, dtype: DTypeLike | None = None, device: Device | Non
     if dev not in mesh.devices:
         raise DeviceError(f"asarray: device {dev} is not one of the mesh's devices "
                           f"[{', '.join(map(str, mesh.devices))}]")
-    return Tensor(placed_data(obj, d, mesh, spec), dev)
+    return Tensor(placed_data(host_array(obj, d), mesh, spec), dev)
 
 
 def _what(obj: Any, dtype: DType | None, device: Device | None) -> str:

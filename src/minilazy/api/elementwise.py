@@ -14,12 +14,12 @@ import numpy as np
 
 from minilazy.api.creation import device_of, tensor
 from minilazy.api.keywords import keywords
+from minilazy.api.scalars import is_weak, scalar
 from minilazy.api.tensor import Tensor, TensorLike, as_node, binary, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Cast
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.ir import Device, Node, Op
-from minilazy.core.scalars import is_weak, scalar
 
 
 def _unary(op: Op, summary: str, example: str = "[1.0, 2.0]") -> Callable[[TensorLike], Tensor]:

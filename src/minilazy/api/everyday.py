@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from minilazy.api.axes import integers, normalize_axes
 from minilazy.api.composites import logaddexp
 from minilazy.api.creation import tensor, tensors
 from minilazy.api.elementwise import astype, exp, isinf, log, where
@@ -23,7 +24,6 @@ from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Piece
-from minilazy.core.infer import integers, normalize_axes
 from minilazy.core.ir import Op
 
 

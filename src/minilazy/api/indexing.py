@@ -23,10 +23,10 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from minilazy.api.fallback import host_values
+from minilazy.api.host import host_data
 from minilazy.core import runtime
 from minilazy.core.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
 from minilazy.core.dtypes import INTEGER
-from minilazy.core.host import host_data
 from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
 from minilazy.core.state import LIVE, Handle
 

@@ -2,12 +2,16 @@
 
 Above the runtime, which it asks for devices. ``ml.__array_namespace_info__()`` returns an
 :class:`Info`, through which array-API code (array-api-compat, SciPy) asks for the default
-dtypes and devices instead of assuming NumPy's. Never imports jax.
+dtypes and devices instead of assuming NumPy's; ``ml.finfo`` and ``ml.iinfo`` give a dtype's
+limits. Never imports jax.
 """
 
 from __future__ import annotations
 
-from typing import Final, TypedDict
+from dataclasses import dataclass
+from typing import Any, Final, TypedDict
+
+import numpy as np
 
 from minilazy.api.composites import KINDS, isdtype
 from minilazy.core import dtypes, runtime
@@ -115,3 +119,73 @@ def __array_namespace_info__() -> Info:
         True
     """
     return INFO
+
+
+@dataclass(frozen=True)
+class FInfo:
+    """Machine limits of a floating dtype (Array API ``finfo``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.finfo(ml.float32).bits
+        32
+    """
+
+    bits: int
+    eps: float
+    max: float
+    min: float
+    smallest_normal: float
+    dtype: DType
+
+
+@dataclass(frozen=True)
+class IInfo:
+    """Limits of an integer dtype (Array API ``iinfo``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.iinfo(ml.uint8).max
+        255
+    """
+
+    bits: int
+    max: int
+    min: int
+    dtype: DType
+
+
+def finfo(type: dtypes.DTypeLike | Any, /) -> FInfo:
+    """Limits of a floating dtype (or of a tensor's dtype).
+
+    A complex dtype has the limits of its parts, as the standard says: ``finfo(complex64)`` is
+    ``finfo(float32)``, ``dtype`` included.
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.finfo(ml.float16).max
+        65504.0
+        >>> ml.finfo(ml.complex64).dtype
+        dtype('float32')
+    """
+    d = dtypes.dtype_of(type)
+    d = dtypes.PART.get(d, d)
+    if d not in dtypes.FLOATING:
+        raise TypeError(f"finfo() needs a floating dtype, got {d}")
+    f = np.finfo(d)
+    return FInfo(f.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), d)
+
+
+def iinfo(type: dtypes.DTypeLike | Any, /) -> IInfo:
+    """Limits of an integer dtype (or of a tensor's dtype).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.iinfo(ml.int8).min
+        -128
+    """
+    d = dtypes.dtype_of(type)
+    if d not in dtypes.INTEGER:
+        raise TypeError(f"iinfo() needs an integer dtype, got {d}")
+    i = np.iinfo(d)
+    return IInfo(i.bits, int(i.max), int(i.min), d)

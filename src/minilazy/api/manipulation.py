@@ -14,13 +14,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from minilazy.api.axes import normalize_axis
 from minilazy.api.creation import device_of, full, tensor, tensors
 from minilazy.api.fallback import host_values
 from minilazy.api.keywords import keywords
 from minilazy.api.shaping import broadcast_to, concat, permute_dims, reshape, take
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.infer import broadcast_shapes, normalize_axis
+from minilazy.core.infer import broadcast_shapes
 
 
 def _axes(name: str, axes: int | Sequence[int], ndim: int, unique: bool = True

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Self, TypeVar, cast
 
+from minilazy.api.axes import normalize_axis
 from minilazy.api.interop import ArrayAPIMethods
 from minilazy.core.dtypes import DTypeLike
-from minilazy.core.infer import normalize_axis
 from minilazy.core.state import namespace
 
 Axes = int | Sequence[int] | None

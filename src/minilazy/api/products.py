@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from minilazy.api.axes import normalize_axes
 from minilazy.api.creation import tensors
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core.attrs import Contract
-from minilazy.core.infer import normalize_axes
 from minilazy.core.ir import Op
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from minilazy.api.axes import normalize_axes, normalize_axis
 from minilazy.api.creation import full, tensor
 from minilazy.api.elementwise import astype
 from minilazy.api.keywords import keywords
@@ -18,7 +19,7 @@ from minilazy.api.tensor import Tensor, TensorLike, binary, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Axis, Reduce, Scan, ToShape
 from minilazy.core.dtypes import DType, DTypeLike
-from minilazy.core.infer import describe, normalize_axes, normalize_axis
+from minilazy.core.infer import describe
 from minilazy.core.ir import Op
 
 Axes = int | Sequence[int] | None

@@ -19,11 +19,11 @@ import numpy as np
 from minilazy.api.creation import device_of, tensor
 from minilazy.api.elementwise import astype, isnan
 from minilazy.api.fallback import host_values
+from minilazy.api.host import host_data
 from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import reshape, take
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.host import host_data
 
 
 class UniqueAllResult(NamedTuple):

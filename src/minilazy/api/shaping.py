@@ -15,13 +15,14 @@ from typing import Any
 
 import numpy as np
 
+from minilazy.api.axes import integers, normalize_axes, normalize_axis
 from minilazy.api.creation import device_of, tensor, tensors
 from minilazy.api.elementwise import where
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import Axes, Axis, Iota, Permute, ToShape
-from minilazy.core.infer import broadcast_shapes, describe, integers, normalize_axes, normalize_axis
+from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.core.ir import Op, ShapeError
 
 

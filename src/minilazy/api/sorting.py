@@ -9,11 +9,11 @@ first. ``-0.0`` and ``0.0`` are equal keys. Never imports jax.
 
 from __future__ import annotations
 
+from minilazy.api.axes import normalize_axis
 from minilazy.api.creation import tensor
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core.attrs import Sort, ToShape
-from minilazy.core.infer import normalize_axis
 from minilazy.core.ir import Op
 
 

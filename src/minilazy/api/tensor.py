@@ -16,16 +16,16 @@ from typing import Any, Final, TypeAlias, cast
 
 import numpy as np
 
+from minilazy.api.host import check_power, host_data
 from minilazy.api.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
 from minilazy.api.interop import ArrayAPIMethods
 from minilazy.api.methods import NumPyMethods
+from minilazy.api.scalars import is_weak, scalar, weak_scalar
 from minilazy.core import dtypes, tracer
 from minilazy.core.attrs import NONE, Attrs, Cast, Index, Permute, ToShape
 from minilazy.core.dtypes import Number
-from minilazy.core.host import check_power, host_data
 from minilazy.core.infer import describe
 from minilazy.core.ir import Device, DeviceError, Node, Op
-from minilazy.core.scalars import is_weak, scalar, weak_scalar
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"

@@ -20,10 +20,9 @@ Example:
 # the imports to it.
 PIPELINE = (
     "dtypes", "device", "attrs", "ir", "metrics", "state",                   # the IR as data
-    "ufunc_loops", "infer",                                                  # op rules
-    "scalars",                                                               # Python numbers
+    "infer",                                                                 # op rules
     "cut", "donation",                                                       # cut and key
-    "lowering_x64", "lowering",                                              # to XLA
-    "cluster", "runtime", "cache", "barrier",                                # run, cache, barrier
-    "host", "tracer",                                                        # record, observe
+    "lowering",                                                              # to XLA
+    "runtime", "cache", "barrier",                                           # run, cache, barrier
+    "tracer",                                                                # record, observe
 )

@@ -9,7 +9,6 @@ dtype can exist. Never imports jax.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Final, TypeAlias
 
 import numpy as np
@@ -124,7 +123,7 @@ def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
         elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
             parts.append(canonical(a))
         else:  # anything with a .dtype (a Tensor, an array); a list is no dtype
-            parts.append(_dtype_of(a))
+            parts.append(dtype_of(a))
     if not parts:
         raise ValueError("result_type() needs at least one argument")
     return canonical(np.result_type(*parts))
@@ -146,79 +145,15 @@ def check_scalar(value: Number, dtype: DType) -> None:
             raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
 
 
-@dataclass(frozen=True)
-class FInfo:
-    """Machine limits of a floating dtype (Array API ``finfo``).
+def dtype_of(x: Any) -> DType:
+    """The dtype ``x`` is, or a tensor's or an array's (``np.dtype`` has a ``shape`` too).
 
     Example:
-        >>> import minilazy as ml
-        >>> ml.finfo(ml.float32).bits
-        32
+        >>> dtype_of(np.zeros(2, np.float32)), dtype_of("int8")
+        (dtype('float32'), dtype('int8'))
     """
-
-    bits: int
-    eps: float
-    max: float
-    min: float
-    smallest_normal: float
-    dtype: DType
-
-
-@dataclass(frozen=True)
-class IInfo:
-    """Limits of an integer dtype (Array API ``iinfo``).
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.iinfo(ml.uint8).max
-        255
-    """
-
-    bits: int
-    max: int
-    min: int
-    dtype: DType
-
-
-def _dtype_of(x: Any) -> DType:  # a dtype, or a tensor's or an array's (np.dtype has a shape)
     array = isinstance(getattr(x, "shape", None), tuple) and not isinstance(x, (np.dtype, type))
     return canonical(x.dtype if array else x)
-
-
-def finfo(type: DTypeLike | Any, /) -> FInfo:
-    """Limits of a floating dtype (or of a tensor's dtype).
-
-    A complex dtype has the limits of its parts, as the standard says: ``finfo(complex64)`` is
-    ``finfo(float32)``, ``dtype`` included.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.finfo(ml.float16).max
-        65504.0
-        >>> ml.finfo(ml.complex64).dtype
-        dtype('float32')
-    """
-    d = _dtype_of(type)
-    d = PART.get(d, d)
-    if d not in FLOATING:
-        raise TypeError(f"finfo() needs a floating dtype, got {d}")
-    f = np.finfo(d)
-    return FInfo(f.bits, float(f.eps), float(f.max), float(f.min), float(f.smallest_normal), d)
-
-
-def iinfo(type: DTypeLike | Any, /) -> IInfo:
-    """Limits of an integer dtype (or of a tensor's dtype).
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.iinfo(ml.int8).min
-        -128
-    """
-    d = _dtype_of(type)
-    if d not in INTEGER:
-        raise TypeError(f"iinfo() needs an integer dtype, got {d}")
-    i = np.iinfo(d)
-    return IInfo(i.bits, int(i.max), int(i.min), d)
 
 
 MAX_BYTES: Final = int(np.iinfo(np.intp).max)

@@ -3,17 +3,16 @@
 One table, :data:`INFER`, keyed by :class:`~minilazy.core.ir.Op`: core's ops here, an op
 family's added by its module (``minilazy.ops``). The tracer calls it when it records a node, so a
 bad shape or dtype raises *at the op call* with the shapes in the message. Elementwise dtypes
-come from NumPy's own ufunc loop resolution (NEP 50, in ``ufunc_loops.py``), so they match
+come from NumPy's own ufunc loop resolution (NEP 50: :func:`signature`), so they match
 NumPy 2 by construction. Never imports jax.
 """
 
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable
 from functools import cache, lru_cache
-from typing import Final, SupportsIndex
+from typing import Final
 
 import numpy as np
 
@@ -32,8 +31,47 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.dtypes import DType, sized, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.core.ufunc_loops import UFUNC as UFUNC
-from minilazy.core.ufunc_loops import signature as signature
+
+InType = DType | type  # a dtype, or the Python type of a weak scalar (int, float, complex)
+Loop = Callable[..., tuple[DType, ...]]  # (op, *types) -> the inputs' cast targets, the result
+# The NumPy ufunc whose loops type each elementwise op (and, in the reference, compute it): core's
+# here, a family's added by its module. LOOPS: an op typed by a rule of its own instead.
+UFUNC: Final[dict[Op, np.ufunc]] = {
+    Op.NEG: np.negative, Op.ADD: np.add, Op.SUB: np.subtract, Op.MUL: np.multiply,
+    Op.DIV: np.true_divide, Op.MATMUL: np.matmul}
+LOOPS: Final[dict[Op, Loop]] = {}
+
+
+def names(types: tuple[InType, ...]) -> str:
+    """``int8, float``: operand types as errors name them."""
+    return ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
+
+
+def loop(op: Op, *types: InType) -> tuple[DType, ...]:
+    """The loop NumPy's ufunc for ``op`` resolves for ``types``; ``TypeError`` if it has none.
+
+    Example:
+        >>> loop(Op.ADD, dtypes.int8, int)
+        (dtype('int8'), dtype('int8'), dtype('int8'))
+    """
+    try:
+        sig = UFUNC[op].resolve_dtypes((*types, None))
+    except TypeError as e:
+        raise TypeError(f"{op.value}: not defined for dtypes ({names(types)})") from e
+    return tuple(dtypes.canonical(d) for d in sig)
+
+
+@lru_cache(maxsize=4096)
+def signature(op: Op, *types: InType) -> tuple[DType, ...]:
+    """The loop dtypes of ``op`` on ``types`` (:data:`LOOPS`' rule, or :func:`loop`).
+
+    Raises ``TypeError`` naming the op and dtypes when there is none (``sign`` of bool, say).
+
+    Example:
+        >>> signature(Op.MUL, dtypes.uint8, dtypes.int8)
+        (dtype('int16'), dtype('int16'), dtype('int16'))
+    """
+    return LOOPS.get(op, loop)(op, *types)
 
 
 def describe(node: Node) -> str:
@@ -64,68 +102,6 @@ def broadcast_shapes(op_name: str, *shapes: Shape) -> Shape:
             raise ShapeError(f"{op_name}: cannot broadcast shapes {shown}")
         out.append(sizes.pop() if sizes else 1)
     return tuple(out)
-
-
-def integers(what: str, value: object) -> tuple[int, ...]:
-    """A shape or axes given as an int or a sequence of ints, as a tuple; NumPy's errors.
-
-    Floats and bools are refused (``TypeError``), not truncated: ``zeros((2.5, True))`` is a bug.
-
-    Example:
-        >>> integers("zeros", 3), integers("zeros", (2, np.int64(3)))
-        ((3,), (2, 3))
-        >>> integers("zeros", (2.5, 3))
-        Traceback (most recent call last):
-        ...
-        TypeError: zeros: expected a sequence of integers or a single integer, got (2.5, 3)
-    """
-    try:
-        items = tuple(value) if isinstance(value, (tuple, list, range, np.ndarray)) else (value,)
-        if any(type(v) is bool for v in items):  # an int to operator.index, not to NumPy
-            raise TypeError
-        return tuple([operator.index(v) for v in items])
-    except TypeError:
-        raise TypeError(f"{what}: expected a sequence of integers or a single integer, got "
-                        f"{value!r}") from None
-
-
-def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
-    """Axes as a sorted tuple of non-negative ints (``None``: all); errors like NumPy's.
-
-    Example:
-        >>> normalize_axes("sum", -1, 3)
-        (2,)
-    """
-    if axes is None:
-        return tuple(range(ndim))
-    out = []
-    for a in integers(op_name, axes):
-        if not -ndim <= a < ndim:
-            raise np.exceptions.AxisError(f"{op_name}: axis {a} is out of bounds for array of "
-                                          f"dimension {ndim}")
-        out.append(a % ndim)
-    if len(set(out)) != len(out):
-        raise ValueError(f"{op_name}: duplicate value in axis {axes}")
-    return tuple(sorted(out))
-
-
-def normalize_axis(op_name: str, axis: object, ndim: int) -> int:
-    """One axis (of sort, concat, take...), made non-negative.
-
-    A tuple, float or bool is NumPy's ``TypeError`` ("an integer is required"); an int out of
-    range, however large, ``AxisError``.
-
-    Example:
-        >>> normalize_axis("sort", -1, 3)
-        2
-    """
-    try:
-        if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, SupportsIndex):
-            raise TypeError
-        (a,) = normalize_axes(op_name, operator.index(axis), ndim)
-    except TypeError:  # (operator.index refuses an array of more than one element)
-        raise TypeError(f"{op_name}: an integer is required for the axis, got {axis!r}") from None
-    return a
 
 
 Rule = Callable[[Op, tuple[Node, ...], Attrs], tuple[Shape, DType]]

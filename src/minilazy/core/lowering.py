@@ -9,14 +9,15 @@ rules (:data:`LOWER`: core's ops here, a family's added by its module, ``minilaz
 building an op's value from its operands' values, with the casts they need to match NumPy
 (the elementwise family's integer and complex corners are its own). Leaf data are parameters, never
 constants baked into the program. 64-bit types are switched on only inside minilazy's own jax
-calls (``lowering_x64.x64``), never in the user's global config.
+calls (:func:`x64`), never in the user's global config.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final, cast
 
 import jax
@@ -41,7 +42,6 @@ from minilazy.core.cut import Cut
 from minilazy.core.device import Mesh
 from minilazy.core.infer import signature
 from minilazy.core.ir import Device, Node, Op
-from minilazy.core.lowering_x64 import x64
 
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
@@ -49,6 +49,37 @@ _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  
 _PARTS: Final = cast(Callable[..., Any], jax.sharding.PartitionSpec)  # untyped in jax
 _CONSTRAIN: Final = cast(Callable[[Array, Any], Array], lax.with_sharding_constraint)
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
+
+
+_X64: Final[Any] = jax.enable_x64  # a config State: get_local/set_local are its public face
+
+
+@contextlib.contextmanager
+def x64() -> Iterator[None]:
+    """JAX's 64-bit mode inside the block, in this thread; what it was before, however it ends.
+
+    ``jax.enable_x64(True)`` sets a thread-local value, then JAX's jit state, in a few Python
+    steps: a signal handler that raised between them (a timeout) would leave every later
+    ``jax.jit`` of the user's in float64. So the thread's value is put back on any exception.
+
+    Example:
+        >>> with x64():
+        ...     jax.numpy.zeros(1, "float64").dtype.name
+        'float64'
+    """
+    before = _X64.get_local()  # nothing is changed yet: an exception here needs no repair
+    try:
+        with _X64(True):
+            yield
+    except BaseException:
+        if _X64.get_local() is not before:  # interrupted inside JAX's own switch
+            _X64.set_local(before)
+            # The jit state follows the local value through this hook (what the context
+            # manager's exit would have called): a bool, or None for "not set in this thread".
+            hook = getattr(_X64, "_update_thread_local_hook", None)
+            if hook is not None:
+                hook(before if isinstance(before, bool) else None)
+        raise
 
 
 @functools.cache  # jax.devices() costs microseconds, and every transfer asks

@@ -2,7 +2,7 @@
 
 With the lowering the only part of core that imports jax. Devices are JAX platforms
 (``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.core.ir.Device` values; in a run of
-several processes, every process's. Compiled programs go to the compile cache
+several processes (``PROCESSES``), every process's. Compiled programs go to the compile cache
 (:mod:`minilazy.core.cache`); :mod:`minilazy.persist.executables` turns them into bytes
 for the persistent cache, and back. Execution is asynchronous (JAX dispatch): results are device
 buffers that host transfers wait on.
@@ -21,12 +21,10 @@ import jax
 import numpy as np
 from jax.experimental import multihost_utils
 
-from minilazy.core import cluster
 from minilazy.core.attrs import Sharding
 from minilazy.core.device import Mesh
 from minilazy.core.ir import Device
-from minilazy.core.lowering import MESHES, jax_device, named
-from minilazy.core.lowering_x64 import x64
+from minilazy.core.lowering import MESHES, jax_device, named, x64
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE
 
@@ -64,27 +62,26 @@ def _intern(platform: str, index: int) -> Device:
     return _DEVICES.setdefault((platform, index), Device(platform, index))
 
 
-def join_processes() -> None:
-    """Join the other processes of ``python -m minilazy.launch``, once, before JAX starts.
+class Processes:
+    """Where the runtime finds what joins a launch's other processes before JAX starts.
 
-    Reads :func:`minilazy.core.cluster.env`; does nothing in a process not launched so, or whose
-    script already called ``jax.distributed.initialize``. Blocks until every process has
-    joined. Then ``devices()`` are every process's, and a mesh can span them all.
+    ``minilazy.scaleout.cluster`` installs it; without it, this process runs alone.
 
     Example:
-        >>> join_processes()  # not launched: nothing to do
+        >>> Processes().join is None
+        True
     """
-    if ENGINE.joined:
-        return
-    c = cluster.env()
-    if c is not None and not jax.distributed.is_initialized():
-        try:
-            jax.distributed.initialize(c.coordinator, c.num_processes, c.process_id)
-        except RuntimeError as e:
-            raise RuntimeError(
-                f"minilazy: process {c.process_id} of {c.num_processes} cannot join the others: "
-                "JAX had already started here (a JAX call before minilazy's first use)") from e
-    ENGINE.joined = True
+
+    def __init__(self) -> None:
+        self.join: Callable[[], None] | None = None
+
+
+PROCESSES: Final = Processes()
+
+
+def _joined() -> None:
+    if PROCESSES.join is not None:
+        PROCESSES.join()
 
 
 def devices(platform: str | None = None) -> list[Device]:
@@ -97,7 +94,7 @@ def devices(platform: str | None = None) -> list[Device]:
         >>> ml.devices("cpu")[0]
         Device(platform='cpu', index=0)
     """
-    join_processes()
+    _joined()
     try:
         found = jax.devices(platform)
     except RuntimeError as e:
@@ -113,7 +110,7 @@ def default_device() -> Device:
         >>> ml.default_device().index
         0
     """
-    join_processes()
+    _joined()
     local = jax.local_devices()[0]  # in process p > 0 of a launch, jax.devices()[0] is not ours
     return _intern(local.platform, jax.devices(local.platform).index(local))
 
@@ -141,7 +138,7 @@ def platforms() -> list[str]:
         >>> "cpu" in platforms()
         True
     """
-    join_processes()
+    _joined()
     found = []
     for name in ("cpu", "gpu", "tpu"):
         try:

@@ -7,7 +7,7 @@ Core, just after the IR. Everything that changes while minilazy runs is reached 
 - the registry of live tensors (weak references), which ``mark_step`` materialises;
 - the count of nodes recorded since the last full barrier, which triggers auto-cuts;
 - the engine lock: barriers run one at a time, whichever thread calls them;
-- the barrier's listeners, and whether this process has started JAX or joined a launch;
+- the barrier's listeners, and whether this process has started JAX;
 - the counters (:data:`~minilazy.core.metrics.COUNTERS`, one module down, which bumps them);
 - the *parts* whose types live above this module (the compile cache, the taped backward
   passes, the debugger, the persistent cache's settings): ``import minilazy`` hands them over
@@ -183,7 +183,7 @@ class _Engine:
     """The engine's state (see the module docstring)."""
 
     __slots__ = ("default", "pending", "sites", "lock", "failures", "forked", "started",
-                 "joined", "grads", "origins", "listeners", "parts", "namespace", "numpy_policy")
+                 "grads", "origins", "listeners", "parts", "namespace", "numpy_policy")
 
     def __init__(self) -> None:
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
@@ -195,7 +195,6 @@ class _Engine:
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
         self.forked = False  # this process is a fork() child of one that had started JAX
         self.started = False  # this process has started JAX's runtime (a transfer, a compile)
-        self.joined = False  # it has joined a launch's other processes (join_processes)
         # While a function is differentiated (``grads`` > 0), each barrier notes which node a
         # result leaf stands for, so the backward pass walks through barriers (see autodiff).
         self.grads = 0

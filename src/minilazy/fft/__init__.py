@@ -19,6 +19,7 @@ import operator
 from collections.abc import Sequence
 from typing import Literal
 
+from minilazy.api.axes import normalize_axes
 from minilazy.api.creation import arange, tensor, zeros
 from minilazy.api.elementwise import astype, conj
 from minilazy.api.manipulation import roll
@@ -28,7 +29,7 @@ from minilazy.core import dtypes
 from minilazy.core.attrs import Fft, Kind, Norm
 from minilazy.core.device import Device
 from minilazy.core.dtypes import DTypeLike
-from minilazy.core.infer import describe, normalize_axes
+from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op
 from minilazy.ops.fft import COMPLEX_OF
 

@@ -13,10 +13,12 @@ import math
 import operator
 from typing import Literal
 
+from minilazy.api.axes import normalize_axes, normalize_axis
 from minilazy.api.composites import vecdot
 from minilazy.api.creation import device_of, eye, tensor, tensors, zeros
 from minilazy.api.elementwise import abs as absolute
 from minilazy.api.elementwise import astype, conj, maximum, sqrt, where
+from minilazy.api.info import finfo
 from minilazy.api.products import matmul, tensordot
 from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import min as reduce_min
@@ -24,7 +26,7 @@ from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, matrix_transpose, reshape, stack
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.infer import broadcast_shapes, describe, normalize_axes, normalize_axis
+from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.linalg.factorizations import (
     EighResult,
     QRResult,
@@ -129,7 +131,7 @@ def matrix_rank(x: TensorLike, /, *, rtol: TensorLike | None = None) -> Tensor:
         return zeros(s.shape[:-1], dtype=dtypes.int64, device=x.device)
     largest = reduce_max(s, axis=-1, keepdims=True)
     if rtol is None:
-        rtol = max(x.shape[-2:]) * float(dtypes.finfo(x.dtype).eps)
+        rtol = max(x.shape[-2:]) * float(finfo(x.dtype).eps)
     tol = largest * (rtol if isinstance(rtol, (int, float)) else tensor(rtol, x.device)[..., None])
     return reduce_sum(astype(s > tol, dtypes.int64), axis=-1)
 
@@ -153,7 +155,7 @@ def pinv(x: TensorLike, /, *, rtol: TensorLike | None = None) -> Tensor:
     x = tensor(x, device_of(x, rtol))
     u, s, vh = svd(x, full_matrices=False)
     if rtol is None:
-        rtol = max(x.shape[-2:]) * float(dtypes.finfo(x.dtype).eps)
+        rtol = max(x.shape[-2:]) * float(finfo(x.dtype).eps)
     largest = reduce_max(s, axis=-1, keepdims=True) if s.shape[-1] else s  # (empty: no max)
     cutoff = largest * (rtol if isinstance(rtol, (int, float)) else
                         tensor(rtol, x.device)[..., None])

@@ -18,10 +18,12 @@ from typing import Literal
 
 import numpy as np
 
+from minilazy.api.axes import normalize_axis
 from minilazy.api.convolution import conv
 from minilazy.api.creation import arange, device_of, full, tensor, tensors
 from minilazy.api.elementwise import abs as absolute
 from minilazy.api.elementwise import exp, log, sqrt, tanh, where
+from minilazy.api.info import finfo
 from minilazy.api.reductions import argmax, mean
 from minilazy.api.reductions import max as reduce_max
 from minilazy.api.reductions import sum as reduce_sum
@@ -35,7 +37,7 @@ from minilazy.api.shaping import (
 )
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
-from minilazy.core.infer import describe, normalize_axis
+from minilazy.core.infer import describe
 from minilazy.core.ir import ShapeError
 from minilazy.random import bernoulli
 
@@ -362,6 +364,6 @@ def causal_self_attention(x: TensorLike, wq: TensorLike, wk: TensorLike, wv: Ten
     scores = (q @ matrix_transpose(k)) * (1.0 / math.sqrt(d // h))
     position = arange(t, device=x.device)
     causal = reshape(position, (t, 1)) >= position  # (T, T): query i sees keys j <= i
-    scores = where(causal, scores, float(dtypes.finfo(scores.dtype).min))
+    scores = where(causal, scores, float(finfo(scores.dtype).min))
     y = softmax(scores) @ v  # (B, H, T, D / H)
     return reshape(permute_dims(y, (0, 2, 1, 3)), (b, t, d)) @ wo

@@ -21,7 +21,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from minilazy.core import infer, lowering
+from minilazy.core import dtypes, infer, lowering
+from minilazy.core.dtypes import DType
+from minilazy.core.infer import InType
 from minilazy.core.ir import BINARY, UNARY, Op
 from minilazy.inspect import pycode, reference
 from minilazy.ops.complex import special_values
@@ -80,9 +82,61 @@ BINARY_FN: Final[Mapping[Op, Callable[[Array, Array], Array]]] = {
 CORE: Final = frozenset({Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV})
 assert set(UNARY_FN) == UNARY - CORE and set(BINARY_FN) == BINARY - CORE
 
+# The NumPy ufunc that types each op (and computes it in the reference), as core's own.
+UFUNC: Final[Mapping[Op, np.ufunc]] = {
+    Op.ABS: np.absolute, Op.SIGN: np.sign, Op.SQRT: np.sqrt, Op.SQUARE: np.square, Op.EXP: np.exp,
+    Op.EXPM1: np.expm1, Op.LOG: np.log, Op.LOG1P: np.log1p, Op.LOG2: np.log2, Op.LOG10: np.log10,
+    Op.SIN: np.sin, Op.COS: np.cos, Op.TAN: np.tan, Op.ASIN: np.arcsin, Op.ACOS: np.arccos,
+    Op.ATAN: np.arctan, Op.SINH: np.sinh, Op.COSH: np.cosh, Op.TANH: np.tanh,
+    Op.ASINH: np.arcsinh, Op.ACOSH: np.arccosh, Op.ATANH: np.arctanh, Op.FLOOR: np.floor,
+    Op.CEIL: np.ceil, Op.ROUND: np.rint, Op.TRUNC: np.trunc, Op.LOGICAL_NOT: np.logical_not,
+    Op.BITWISE_INVERT: np.invert, Op.ISNAN: np.isnan, Op.ISINF: np.isinf,
+    Op.ISFINITE: np.isfinite, Op.SIGNBIT: np.signbit, Op.CONJ: np.conjugate,
+    Op.FLOOR_DIV: np.floor_divide, Op.MOD: np.remainder, Op.POW: np.power,
+    Op.MAXIMUM: np.maximum, Op.MINIMUM: np.minimum, Op.ATAN2: np.arctan2, Op.EQ: np.equal,
+    Op.NE: np.not_equal, Op.LT: np.less, Op.LE: np.less_equal, Op.GT: np.greater,
+    Op.GE: np.greater_equal, Op.LOGICAL_AND: np.logical_and, Op.LOGICAL_OR: np.logical_or,
+    Op.LOGICAL_XOR: np.logical_xor, Op.BITWISE_AND: np.bitwise_and, Op.BITWISE_OR: np.bitwise_or,
+    Op.BITWISE_XOR: np.bitwise_xor, Op.SHIFT_LEFT: np.left_shift, Op.SHIFT_RIGHT: np.right_shift,
+}
 # NumPy's functions for the reference: its ufuncs, and np.real and np.imag (no ufuncs).
-_NUMPY: Final[Mapping[Op, Callable[..., Any]]] = {**infer.UFUNC, Op.REAL: np.real,
-                                                   Op.IMAG: np.imag}
+_NUMPY: Final[Mapping[Op, Callable[..., Any]]] = {**UFUNC, Op.REAL: np.real, Op.IMAG: np.imag}
+
+
+def part(op: Op, *types: InType) -> tuple[DType, ...]:
+    """``real``'s and ``imag``'s loop (no ufuncs): a complex dtype's part, a real dtype itself.
+
+    Example:
+        >>> part(Op.IMAG, dtypes.complex64)
+        (dtype('complex64'), dtype('float32'))
+    """
+    d = dtypes.canonical(types[0])
+    return (d, dtypes.PART.get(d, d))
+
+
+def real_only(op: Op, *types: InType) -> tuple[DType, ...]:
+    """An ordering's loop: NumPy orders complex numbers, the standard does not (TypeError).
+
+    Example:
+        >>> real_only(Op.LT, dtypes.complex64, float)
+        Traceback (most recent call last):
+        ...
+        TypeError: less: not defined for complex dtypes (complex64, float)
+    """
+    if any(t is complex or t in dtypes.COMPLEX for t in types):
+        raise TypeError(f"{op.value}: not defined for complex dtypes ({infer.names(types)})")
+    return infer.loop(op, *types)
+
+
+def rounded(op: Op, *types: InType) -> tuple[DType, ...]:
+    """``round``'s loop: an integer stays itself (``np.rint``'s loop would make a float).
+
+    Example:
+        >>> rounded(Op.ROUND, dtypes.int8)
+        (dtype('int8'), dtype('int8'))
+    """
+    t = types[0]
+    return (t, t) if isinstance(t, np.dtype) and t in dtypes.INTEGER else infer.loop(op, *types)
 
 
 def _numpy_power(a: Any, b: Any) -> Any:
@@ -103,6 +157,9 @@ def _numpy(op: Op) -> Callable[..., Any]:
     return special_values(op, fn, np)
 
 
+infer.UFUNC.update(UFUNC)
+infer.LOOPS.update({Op.REAL: part, Op.IMAG: part, Op.ROUND: rounded, **dict.fromkeys(
+    [Op.MAXIMUM, Op.MINIMUM, Op.LT, Op.LE, Op.GT, Op.GE], real_only)})
 _FUNCTIONS: Final[dict[Op, Callable[..., Array]]] = {**UNARY_FN}
 _FUNCTIONS.update(BINARY_FN)
 for _op, _fn in _FUNCTIONS.items():

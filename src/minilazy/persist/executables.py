@@ -26,8 +26,7 @@ from jaxlib import lapack
 from minilazy.core import lowering
 from minilazy.core.cache import CACHE, CompileCache
 from minilazy.core.cut import Cut
-from minilazy.core.lowering import jax_device
-from minilazy.core.lowering_x64 import x64
+from minilazy.core.lowering import jax_device, x64
 from minilazy.core.runtime import Compiled, compiled
 from minilazy.persist import diskcache, keys
 

@@ -3,9 +3,10 @@
 ``python -m minilazy.launch -n 2 [--devices-per-process K] [--timeout S] [--grace S] script.py
 [args...]`` starts N processes running ``script.py``, each told by its environment the
 coordinator address (a free localhost port), the number of processes and its own id
-(:mod:`minilazy.core.cluster`); minilazy's runtime joins them up on first use. Output lines get a
-``[i]`` prefix. The launcher exits 0 only when every script ends with 0 within ``--grace``
-seconds (default 30) of the first to end. Otherwise it stops the others and says why:
+(:mod:`minilazy.scaleout.cluster`); each joins the others on its first use of minilazy
+(:mod:`minilazy.scaleout.processes`). Output lines get a ``[i]`` prefix. The launcher exits 0
+only when every script ends with 0 within ``--grace`` seconds (default 30) of the first to
+end. Otherwise it stops the others and says why:
 
 - a process fails (nonzero exit, or killed by a signal): the launcher names the one that failed
   first and exits with its code (128 + k for signal k);
@@ -36,7 +37,7 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import IO, NamedTuple, TextIO
 
-from minilazy.core.cluster import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID
+from minilazy.scaleout.cluster import ENV_COORDINATOR, ENV_NUM_PROCESSES, ENV_PROCESS_ID
 
 TIMEOUT_EXIT = 124  # like timeout(1)
 EARLY_EXIT = 1  # a script ended (with 0) while the others ran on past the grace period

@@ -15,11 +15,11 @@ import math
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+import numpy as np
+
 from minilazy.core import runtime
 from minilazy.core.attrs import Sharding, Spec
 from minilazy.core.device import Mesh
-from minilazy.core.dtypes import DType
-from minilazy.core.host import host_array
 from minilazy.core.ir import DeviceError, Failure, Node, Op, data_leaf
 from minilazy.core.state import ENGINE, user_site
 from minilazy.core.tracer import Tensor, record
@@ -99,16 +99,15 @@ def sharding_of(mesh: Mesh, spec: Spec, shape: tuple[int, ...], what: str = "mar
     return Sharding(mesh, tuple(dims))
 
 
-def placed_data(obj: Any, dtype: DType | None, mesh: Mesh, spec: Spec) -> Node:
-    """A ``DATA`` leaf of host data split over ``mesh``: each device receives its part.
+def placed_data(array: np.ndarray[Any, Any], mesh: Mesh, spec: Spec) -> Node:
+    """A ``DATA`` leaf of a host array split over ``mesh``: each device receives its part.
 
     Example:
         >>> import minilazy as ml
         >>> mesh = ml.Mesh(ml.devices("cpu")[:2], ("data",))  # two devices (a test session's)
-        >>> placed_data([[1.0], [2.0]], None, mesh, ("data", None)).attrs.spec
+        >>> placed_data(np.ones((2, 1)), mesh, ("data", None)).attrs.spec
         ('data', None)
     """
-    array = host_array(obj, dtype)
     s = sharding_of(mesh, spec, array.shape, "asarray")
     site = user_site() if ENGINE.sites else None
     return Node(Op.DATA, (), s, array.shape, array.dtype, runtime.place(array, s), site)

@@ -24,14 +24,14 @@ import jax.numpy as jnp
 import numpy as np
 
 import minilazy as ml
-from minilazy.api import indexing, searching
+from minilazy.api import indexing, scalars, searching
 from minilazy.api import tensor as surface
 from minilazy.api.tensor import Tensor
 from minilazy.autodiff import tape as autodiff
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
-from minilazy.core import barrier, dtypes, infer, lowering, scalars, state
+from minilazy.core import barrier, dtypes, infer, lowering, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Gap, Reduce, Take, mismatch
 from minilazy.core.dtypes import DType

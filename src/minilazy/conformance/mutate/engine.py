@@ -21,12 +21,13 @@ from jax import lax
 
 import minilazy as ml
 from minilazy import fft
-from minilazy.api import convolution, fallback, reductions, shaping
+from minilazy.api import axes as axes_module
+from minilazy.api import convolution, fallback, reductions, scalars, shaping
 from minilazy.api import tensor as surface
 from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.core import barrier, donation, infer, lowering, scalars, state
+from minilazy.core import barrier, donation, infer, lowering, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Norm
 from minilazy.core.dtypes import CODE, DType
@@ -249,7 +250,7 @@ def keepdims_dropped() -> MinilazyAdapter:
 
 def negative_axes_off_by_one() -> MinilazyAdapter:
     """A negative axis counts from one too far: ``axis=-1`` of a 3-D tensor is axis 1."""
-    real = infer.normalize_axes
+    real = axes_module.normalize_axes
 
     def normalize(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
         if isinstance(axes, int) and -ndim < axes < -1:
@@ -258,7 +259,7 @@ def negative_axes_off_by_one() -> MinilazyAdapter:
             axes = ndim - 2
         return real(op_name, axes, ndim)
 
-    for module in (infer, reductions, shaping):
+    for module in (axes_module, reductions, shaping):
         _set(module, "normalize_axes", normalize)
     return cpu()
 

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 import minilazy as ml
+from minilazy.api import scalars
 from minilazy.api import tensor as surface
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
@@ -32,7 +33,7 @@ from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.mutate.slips import slip
 from minilazy.conformance.registry import ops
 from minilazy.core import cut as cutting
-from minilazy.core import infer, lowering, scalars
+from minilazy.core import infer, lowering
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Node, Op
 

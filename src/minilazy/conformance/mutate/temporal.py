@@ -22,11 +22,12 @@ import jax.numpy as jnp
 import minilazy as ml
 from minilazy import fft as mlfft
 from minilazy import optim, random
+from minilazy.api import scalars
 from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
-from minilazy.core import barrier, lowering, scalars, state
+from minilazy.core import barrier, lowering, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Constant, Fft, Fn, Index, Kind, Linalg, Norm
 from minilazy.core.cache import CompileCache

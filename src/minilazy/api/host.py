@@ -12,11 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from minilazy.api.scalars import is_weak
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Device, Node, Op
-from minilazy.core.scalars import is_weak
 from minilazy.core.state import ENGINE, user_site
 
 

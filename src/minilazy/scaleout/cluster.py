@@ -1,8 +1,8 @@
 """What ``python -m minilazy.launch`` tells each process it starts: the cluster it is part of.
 
-Read by the runtime (which joins the others through ``jax.distributed``) and
-written by the launcher. Plain environment variables, so that any launcher (a job scheduler, a
-shell loop) can set them. Never imports jax.
+Written by the launcher, read by :mod:`minilazy.scaleout.processes` (which joins the others
+through ``jax.distributed``). Plain environment variables, so that any launcher (a job
+scheduler, a shell loop) can set them. Never imports jax: the launcher reads it too.
 """
 
 from __future__ import annotations
@@ -50,3 +50,4 @@ def env(environ: Mapping[str, str] | None = None) -> Cluster | None:
     if not 0 <= c.process_id < c.num_processes:
         raise ValueError(f"{ENV_PROCESS_ID}={c.process_id} is not in [0, {c.num_processes})")
     return c
+
