@@ -20,8 +20,10 @@ from hypothesis import strategies as st
 import minilazy as ml
 from minilazy.api import elementwise
 from minilazy.core import PIPELINE, infer, lowering
-from minilazy.core.attrs import At, Axis, Gap, Index, NewAxis, Reduce, Span, Take
+from minilazy.core.attrs import Axis, Reduce
 from minilazy.core.ir import BINARY, FAMILY, UNARY, Node, Op
+from minilazy.inspect import printers
+from minilazy.ops.index_keys import At, Gap, Index, NewAxis, Span, Take
 
 PACKAGE = pathlib.Path(ml.__file__).parent
 # The floor plan (docs/architecture.md): what each package may import of minilazy besides
@@ -214,11 +216,12 @@ def test_core_alone_holds_its_own_ops_and_the_families_register_the_rest():
         "bare.__path__ = list(importlib.util.find_spec('minilazy').submodule_search_locations)\n"
         "sys.modules['minilazy'] = bare\n"
         "from minilazy.core import infer, lowering\n"
-        "from minilazy.core.ir import Op\n"
-        "before = {op.name for op in Op if op in infer.INFER or op in lowering.LOWER}\n"
+        "from minilazy.core.ir import FAMILY, Op\n"
+        "before = {op.name for op in Op if op in infer.INFER or op in lowering.LOWER\n"
+        "          or op in FAMILY}\n"
         "import minilazy.ops\n"
         "from minilazy.inspect import pycode, reference\n"
-        "tables = (infer.INFER, lowering.LOWER, reference.REFERENCE, pycode.PYTHON)\n"
+        "tables = (FAMILY, infer.INFER, lowering.LOWER, reference.REFERENCE, pycode.PYTHON)\n"
         "after = {op.name for op in Op if all(op in t for t in tables)}\n"
         "print(json.dumps([sorted({op.name for op in Op} - before), sorted(after)]))\n")
     out = subprocess.run([sys.executable, "-c", "import json\n" + script], capture_output=True,
@@ -228,8 +231,10 @@ def test_core_alone_holds_its_own_ops_and_the_families_register_the_rest():
     assert set(after) == {op.name for op in Op}
 
 
-def test_every_op_has_an_attribute_family():
+def test_every_op_has_an_attribute_family_and_the_ir_text_shows_each():
     assert set(FAMILY) == set(Op)
+    for types in FAMILY.values():  # core's families in attrs_text's match, a family's in TEXT
+        assert all(t.__module__ == "minilazy.core.attrs" or t in printers.TEXT for t in types)
 
 
 def test_a_node_refuses_attributes_of_another_family():

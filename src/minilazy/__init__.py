@@ -189,9 +189,9 @@ from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
 from minilazy.core import tracer as _tracer
+from minilazy.core.attrs import Mesh
 from minilazy.core.barrier import eager, mark_step, policy, sync, wait
 from minilazy.core.cache import CACHE as _CACHE
-from minilazy.core.device import Mesh
 from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
     complex64,

@@ -28,9 +28,12 @@ from jax import lax
 
 import minilazy as ml
 from minilazy.autodiff.vjps import NOT_DIFFERENTIABLE
-from minilazy.core.attrs import Fft, Fn, Kind, Linalg, Norm, Reduce, Sort
+from minilazy.core.attrs import Reduce
 from minilazy.core.cut import linearize
 from minilazy.core.ir import Op
+from minilazy.ops.fft import Fft, Kind, Norm
+from minilazy.ops.linalg import Fn, Linalg
+from minilazy.ops.sort import Sort
 
 inf, nan = math.inf, math.nan
 

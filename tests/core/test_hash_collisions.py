@@ -15,10 +15,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy.core.attrs import Conv
 from minilazy.core.cut import cut, walk
 from minilazy.core.dtypes import float32
 from minilazy.core.ir import Node, Op, data_leaf
+from minilazy.ops.conv import Conv
 from minilazy.parts.plans import Plan
 
 WRAP = 2**61 - 1  # CPython hashes ints modulo this prime: hash(3 + WRAP) == hash(3)

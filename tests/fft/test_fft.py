@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.core.attrs import Kind
 from minilazy.core.ir import Op
 from minilazy.inspect import reference
+from minilazy.ops.fft import Kind
 
 xp = pytest.importorskip("array_api_strict")
 

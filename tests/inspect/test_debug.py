@@ -12,24 +12,17 @@ from hypothesis import strategies as st
 
 import minilazy as ml
 from minilazy.core.attrs import (
-    At,
     Axes,
     Axis,
     Cast,
     Constant,
     Contract,
-    Conv,
-    Fft,
-    Index,
     Iota,
-    Linalg,
     NoAttrs,
     Permute,
     Piece,
     Reduce,
-    Scan,
     Sharding,
-    Sort,
     ToShape,
 )
 from minilazy.core.cache import CACHE
@@ -37,6 +30,12 @@ from minilazy.core.ir import FAMILY, Op
 from minilazy.inspect.debug import DEBUGGER
 from minilazy.inspect.printers import attrs_text
 from minilazy.inspect.pycode import PYTHON
+from minilazy.ops.conv import Conv
+from minilazy.ops.fft import Fft
+from minilazy.ops.index_keys import At, Index
+from minilazy.ops.linalg import Linalg
+from minilazy.ops.reductions import Scan
+from minilazy.ops.sort import Sort
 
 
 def _sample():

@@ -15,10 +15,10 @@ from collections.abc import Sequence
 from minilazy.api.creation import tensors
 from minilazy.api.shaping import flip, permute_dims, reshape
 from minilazy.api.tensor import Tensor, TensorLike, as_node, record
-from minilazy.core.attrs import Conv, mismatch
+from minilazy.core.attrs import mismatch
 from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op, ShapeError, UnsupportedError
-from minilazy.ops.conv import filter_vjp_padding, input_vjp_padding
+from minilazy.ops.conv import Conv, filter_vjp_padding, input_vjp_padding
 
 IntOrInts = int | Sequence[int]
 

@@ -25,10 +25,10 @@ import numpy as np
 from minilazy.api.fallback import host_values
 from minilazy.api.host import host_data
 from minilazy.core import runtime
-from minilazy.core.attrs import At, Entry, Gap, Index, NewAxis, Span, Take
 from minilazy.core.dtypes import INTEGER
 from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
 from minilazy.core.state import LIVE, Handle
+from minilazy.ops.index_keys import At, Entry, Gap, Index, NewAxis, Span, Take
 
 # A key item as the tensor hands it over: a tensor only when it is a boolean mask.
 Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Handle"

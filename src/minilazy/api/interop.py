@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast
 import numpy as np
 
 from minilazy.core import barrier, runtime
-from minilazy.core.device import checked
+from minilazy.core.attrs import checked
 from minilazy.core.ir import Device, Node, data_leaf
 from minilazy.core.state import ENGINE, namespace
 from minilazy.core.tracer import check_scalar

@@ -13,8 +13,9 @@ from minilazy.api.axes import normalize_axis
 from minilazy.api.creation import tensor
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, record
-from minilazy.core.attrs import Sort, ToShape
+from minilazy.core.attrs import ToShape
 from minilazy.core.ir import Op
+from minilazy.ops.sort import Sort
 
 
 def _sort(op: Op, x: TensorLike, axis: int, descending: bool) -> Tensor:

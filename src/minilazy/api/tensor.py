@@ -22,10 +22,11 @@ from minilazy.api.interop import ArrayAPIMethods
 from minilazy.api.methods import NumPyMethods
 from minilazy.api.scalars import is_weak, scalar, weak_scalar
 from minilazy.core import dtypes, tracer
-from minilazy.core.attrs import NONE, Attrs, Cast, Index, Permute, ToShape
+from minilazy.core.attrs import NONE, Attrs, Cast, Permute, ToShape
 from minilazy.core.dtypes import Number
 from minilazy.core.infer import describe
 from minilazy.core.ir import Device, DeviceError, Node, Op
+from minilazy.ops.index_keys import Index
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"

@@ -18,23 +18,13 @@ from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, reshape, take_along_axis
 from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import (
-    NONE,
-    Attrs,
-    Axes,
-    Axis,
-    Contract,
-    Permute,
-    Piece,
-    Reduce,
-    Scan,
-    Sort,
-    mismatch,
-)
+from minilazy.core.attrs import NONE, Attrs, Axes, Axis, Contract, Permute, Piece, Reduce, mismatch
 from minilazy.core.infer import broadcast_shapes
 from minilazy.core.ir import Node, Op
 from minilazy.fft import fft_vjp
 from minilazy.linalg.vjp import linalg_vjp
+from minilazy.ops.reductions import Scan
+from minilazy.ops.sort import Sort
 
 Cotangents = tuple[Tensor | None, ...]
 # A VJP rule: (cotangent of the output, the output, the operands, the node) -> operand cotangents

@@ -19,7 +19,7 @@ Example:
 # Core's modules in reading order, grouped by stage: the docs read it, the structure test holds
 # the imports to it.
 PIPELINE = (
-    "dtypes", "device", "attrs", "ir", "metrics", "state",                   # the IR as data
+    "dtypes", "attrs", "ir", "metrics", "state",                             # the IR as data
     "infer",                                                                 # op rules
     "cut", "donation",                                                       # cut and key
     "lowering",                                                              # to XLA

@@ -1,21 +1,131 @@
-"""Op attributes: one small frozen type per op family, such as a reduction's axes and keepdims.
+"""Where data lives, and op attributes: one small frozen type per op family.
 
-Part of the IR. Attributes are static: they are part of a node's digest and so of the
-cache key. Each family is a ``NamedTuple``: fields have names and types, while hashing and
-equality stay a tuple's (in C, as cheap as before). Every field is an int (>= 0 but for a
-convolution's padding), a bool or a tuple of them (or a :class:`~minilazy.core.device.Mesh`, which
-hashes a stable CRC), so Python's ``hash`` of an attribute is the same in every process. Which
-family an op takes is :data:`minilazy.core.ir.FAMILY`, checked when a node is made; tables read the
-fields by name, with ``match`` where they branch on the family. Never imports jax.
+At the bottom of core, beside dtypes. A :class:`Device` names a device and a :class:`Mesh` lays
+devices out on a grid with named axes (XLA GSPMD's device mesh, PyTorch/XLA's ``Mesh``): plain
+values, not JAX objects, so every module before the runtime can carry them, and the runtime maps
+them to JAX's. Attributes are static: part of a node's digest and so of the cache key. Each
+family is a ``NamedTuple``: fields have names and types, while hashing and equality stay a
+tuple's (in C). Every field is an int (>= 0 but for a convolution's padding), a bool or a tuple
+of them (or a mesh), and devices and meshes hash a stable CRC (never ``hash`` of a ``str``), so
+an attribute's hash is the same in every process. Core's families are here (a reduction's
+``Reduce``, a reshape's ``ToShape``, a placement's :class:`Sharding`...); an op family defines its
+own in its module (``minilazy.ops``). Which an op takes is :data:`minilazy.core.ir.FAMILY`,
+checked when a node is made; rules read the fields by name, with ``match``. Never imports jax.
 """
 
 from __future__ import annotations
 
-import enum
+import zlib
 from collections.abc import Sequence
-from typing import Final, NamedTuple, TypeAlias
+from dataclasses import dataclass, field
+from typing import Any, Final, NamedTuple, TypeAlias
 
-from minilazy.core.device import Mesh
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device by name: a JAX platform (``cpu``, ``gpu``, ``tpu``) and an index on it.
+
+    A plain value (not a JAX object) so that the modules before the runtime can carry it.
+
+    Example:
+        >>> str(Device("cpu", 0))
+        'cpu:0'
+    """
+
+    platform: str
+    index: int
+    code: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "code", zlib.crc32(f"{self.platform}:{self.index}".encode()))
+
+    def __str__(self) -> str:
+        return f"{self.platform}:{self.index}"
+
+
+def checked(device: object, where: str) -> Device:
+    """``device`` if it is a :class:`Device`; else ``TypeError`` at the call that passed it.
+
+    (A string such as ``"cpu"`` taken as a device would fail every later barrier.)
+
+    Example:
+        >>> checked("cpu", "zeros")
+        Traceback (most recent call last):
+        ...
+        TypeError: zeros: device must be a minilazy Device (...), got str 'cpu'
+    """
+    if isinstance(device, Device):
+        return device
+    raise TypeError(f"{where}: device must be a minilazy Device (ml.devices(), "
+                    f"ml.default_device()), got {type(device).__name__} {device!r}")
+
+
+class Mesh:
+    """Devices laid out on a grid whose axes have names: what a sharding splits tensors over.
+
+    ``devices`` is a flat sequence (for a one-axis mesh) or a nested sequence or object array
+    whose number of dimensions is the number of ``axis_names``.
+
+    Raises:
+        ValueError: no devices, a device twice, devices of several platforms, or axis names
+            that are not one distinct, non-empty ``str`` per dimension of ``devices``.
+        TypeError: an element of ``devices`` that is not a :class:`Device`.
+
+    Example:
+        >>> import minilazy as ml
+        >>> mesh = ml.Mesh([ml.Device("cpu", 0)], ("data",))
+        >>> mesh.shape, mesh.axis_names, mesh.size("data")
+        ((1,), ('data',), 1)
+        >>> mesh
+        Mesh({'data': 1}, devices=[cpu:0])
+    """
+
+    __slots__ = ("devices", "shape", "axis_names", "_code")
+
+    devices: tuple[Device, ...]  # row-major over ``shape``
+    shape: tuple[int, ...]
+    axis_names: tuple[str, ...]
+
+    def __init__(self, devices: Sequence[Any] | np.ndarray[Any, Any],
+                 axis_names: Sequence[str]) -> None:
+        names = (axis_names,) if isinstance(axis_names, str) else tuple(axis_names)
+        grid = np.empty(np.shape(np.asarray(devices, dtype=object)), dtype=object)
+        grid[...] = np.asarray(devices, dtype=object)  # Devices stay objects, never tuples
+        if grid.size == 0:
+            raise ValueError("Mesh: no devices")
+        if grid.ndim != len(names):
+            raise ValueError(f"Mesh: devices laid out as {grid.shape} need {grid.ndim} axis "
+                             f"names, got {names}")
+        if any(not isinstance(n, str) or not n for n in names) or len(set(names)) < len(names):
+            raise ValueError(f"Mesh: axis names must be distinct non-empty strings, got {names}")
+        flat = tuple(grid.reshape(-1))
+        for d in flat:
+            if not isinstance(d, Device):
+                raise TypeError(f"Mesh: {d!r} is a {type(d).__name__}, not a minilazy Device "
+                                f"(take them from ml.devices())")
+        if len(set(flat)) < len(flat):
+            raise ValueError(f"Mesh: a device appears twice in {[str(d) for d in flat]}")
+        if len({d.platform for d in flat}) > 1:
+            raise ValueError(f"Mesh: devices of several platforms: {[str(d) for d in flat]}")
+        self.devices, self.shape, self.axis_names = flat, tuple(grid.shape), names
+        self._code = zlib.crc32(repr((self.shape, names, [str(d) for d in flat])).encode())
+
+    def size(self, axis_name: str) -> int:
+        """How many devices the mesh has along ``axis_name``."""
+        return self.shape[self.axis_names.index(axis_name)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Mesh) and (self.devices, self.shape, self.axis_names) == (
+            other.devices, other.shape, other.axis_names)
+
+    def __hash__(self) -> int:
+        return self._code
+
+    def __repr__(self) -> str:
+        axes = dict(zip(self.axis_names, self.shape))
+        return f"Mesh({axes}, devices=[{', '.join(map(str, self.devices))}])"
 
 
 class NoAttrs(NamedTuple):
@@ -145,201 +255,6 @@ class Axis(NamedTuple):
     axis: int
 
 
-class Scan(NamedTuple):
-    """``CUMSUM``: the axis scanned, and whether from its end (a cumulative sum's VJP).
-
-    Example:
-        >>> Scan(0, True).reverse
-        True
-    """
-
-    axis: int
-    reverse: bool
-
-
-class Conv(NamedTuple):
-    """``CONV``: strides, padding, dilations and groups of an N-d convolution.
-
-    Per spatial axis: the window ``strides``, the ``padding`` (low, high; negative crops), the
-    spacing of the input (``lhs_dilation``: a transposed convolution) and of the filter
-    (``rhs_dilation``); then how features and batch split into groups. Layouts are torch's:
-    input (N, C, ...), filter (O, C / groups, ...), result (N, O, ...).
-
-    Example:
-        >>> Conv((1,), ((0, 0),), (1,), (1,), 1, 1).groups
-        1
-    """
-
-    strides: tuple[int, ...]
-    padding: tuple[tuple[int, int], ...]
-    lhs_dilation: tuple[int, ...]
-    rhs_dilation: tuple[int, ...]
-    groups: int
-    batch_groups: int  # the filter's gradient splits the batch, not the features
-
-
-class Sort(NamedTuple):
-    """``SORT``, ``ARGSORT``: the axis sorted, and whether descending (every sort is stable).
-
-    Example:
-        >>> Sort(0, True).descending
-        True
-    """
-
-    axis: int
-    descending: bool
-
-
-class Fn(enum.IntEnum):
-    """A function of the linalg extension that is a primitive (``Linalg.fn``).
-
-    The others (``matrix_norm``, ``pinv``, ``trace``...) are composed from recorded ops.
-
-    Example:
-        >>> Fn.CHOLESKY.name.lower(), Fn(0) is Fn.CHOLESKY
-        ('cholesky', True)
-    """
-
-    CHOLESKY = 0
-    EIGH_VALUES = 1
-    EIGH_VECTORS = 2
-    QR_Q = 3
-    QR_R = 4
-    SVD_U = 5
-    SVD_S = 6
-    SVD_VT = 7
-    SOLVE = 8
-    INV = 9
-    DET = 10
-    SLOGDET_SIGN = 11
-    SLOGDET_LOGABS = 12
-
-
-class Linalg(NamedTuple):
-    """``LINALG``: which function (an :class:`Fn`), and if its factors are ``full``.
-
-    Example:
-        >>> Linalg(0, False).full
-        False
-    """
-
-    fn: int  # eigh, qr, svd and slogdet record one node per result
-    full: bool  # qr's mode="complete", svd's full_matrices
-
-
-class Kind(enum.IntEnum):
-    """A transform ``FFT`` records; the real ones are real along the last of their axes.
-
-    Example:
-        >>> Kind.RFFT.name.lower(), Kind(3) is Kind.IRFFT
-        ('rfft', True)
-    """
-
-    FFT = 0  # complex -> complex, e^{-2 pi i jk/n}
-    IFFT = 1  # complex -> complex, e^{+2 pi i jk/n}
-    RFFT = 2  # real -> complex: the last axis keeps n//2 + 1 frequencies
-    IRFFT = 3  # complex -> real: the last axis's n//2 + 1 frequencies give n real values
-
-
-class Norm(enum.IntEnum):
-    """Which direction is scaled, by ``1/n`` (or both by ``1/sqrt(n)``): the ``norm=`` keyword.
-
-    Example:
-        >>> Norm["ORTHO"].name.lower()
-        'ortho'
-    """
-
-    BACKWARD = 0
-    ORTHO = 1
-    FORWARD = 2
-
-
-class Fft(NamedTuple):
-    """``FFT``: a :class:`Kind` over ``axes``, of ``lengths``, scaled by a :class:`Norm`.
-
-    Example:
-        >>> Fft(0, (1,), (8,), 0).lengths
-        (8,)
-    """
-
-    kind: int
-    axes: tuple[int, ...]
-    lengths: tuple[int, ...]
-    norm: int
-
-
-# Index entries. Each carries its kind as a last, defaulted field: NamedTuples compare and hash
-# as plain tuples, so without it ``At(3)`` and ``Take(3)`` would be the same key.
-class At(NamedTuple):
-    """An int index: position ``i`` (resolved, >= 0). The axis is dropped.
-
-    Example:
-        >>> At(3).i
-        3
-    """
-
-    i: int
-    kind: int = 0
-
-
-class Span(NamedTuple):
-    """A slice: ``size`` elements from ``start``, every ``step``-th, backwards if ``reverse``.
-
-    Example:
-        >>> Span(4, 3, 2, True).size
-        3
-    """
-
-    start: int
-    size: int
-    step: int
-    reverse: bool
-    kind: int = 1
-
-    def as_slice(self) -> slice:
-        """The Python slice this span is (``Span(4, 3, 2, True)`` is ``4::-2``)."""
-        step = -self.step if self.reverse else self.step
-        stop = self.start + self.size * step
-        return slice(self.start, None if stop < 0 else stop, step)
-
-
-class NewAxis(NamedTuple):
-    """``None`` in an index: a new axis of length 1.
-
-    Example:
-        >>> NewAxis() != Gap()
-        True
-    """
-
-    kind: int = 2
-
-
-class Take(NamedTuple):
-    """An integer index array: the ``k``-th index operand of the node.
-
-    Example:
-        >>> Take(0) != At(0)
-        True
-    """
-
-    k: int
-    kind: int = 3
-
-
-class Gap(NamedTuple):
-    """A ``...`` that stands for no axes but still separates index arrays (NumPy's rule).
-
-    Example:
-        >>> Gap().kind
-        4
-    """
-
-    kind: int = 4
-
-
-Entry: TypeAlias = At | Span | NewAxis | Take | Gap
-
-
 class Sharding(NamedTuple):
     """How a tensor is split over a mesh: ``DATA`` placed so, or a ``SHARD`` annotation.
 
@@ -364,22 +279,11 @@ class Sharding(NamedTuple):
         return tuple(None if not d else names[d[0]] if len(d) == 1 else
                      tuple(names[i] for i in d) for d in self.dims)
 
-class Index(NamedTuple):
-    """``GETITEM``, ``SETITEM``, ``SCATTER_ADD``: one entry per indexed axis, normalised.
-
-    Example:
-        >>> Index((At(0), Span(0, 2, 1, False))).entries[0]
-        At(i=0, kind=0)
-    """
-
-    entries: tuple[Entry, ...]
-
-
 # A user's partition spec: per dimension a mesh axis name, a tuple of them, or None.
 Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
-Attrs: TypeAlias = (NoAttrs | Constant | Iota | Cast | Reduce | Contract | ToShape | Permute | Axes
-                    | Axis | Scan | Conv | Sharding | Index | Sort | Linalg | Fft | Piece)
+# Any op's attributes: a NamedTuple of one family (core's here, an op family's in its module).
+Attrs: TypeAlias = tuple[object, ...]
 
 
 def mismatch(op: object, attrs: object) -> TypeError:

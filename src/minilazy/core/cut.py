@@ -17,8 +17,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final, Protocol
 
-from minilazy.core.attrs import NoAttrs, Sharding
-from minilazy.core.device import Mesh
+from minilazy.core.attrs import Mesh, NoAttrs, Sharding
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import Device, Node, Op
 

@@ -22,22 +22,16 @@ from minilazy.core.attrs import (
     Cast,
     Constant,
     Contract,
-    Conv,
-    Fft,
-    Index,
     Iota,
-    Linalg,
     NoAttrs,
     Permute,
     Piece,
     Reduce,
-    Scan,
     Sharding,
-    Sort,
     ToShape,
     mismatch,
 )
-from minilazy.core.device import Device as Device
+from minilazy.core.attrs import Device as Device
 from minilazy.core.dtypes import CODE, DType, Number, Scalar, typed
 
 Shape: TypeAlias = tuple[int, ...]
@@ -183,16 +177,14 @@ SHAPE_OPS: Final = frozenset({
     Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
     Op.SCATTER_ADD, Op.PACK, Op.UNPACK,
 })
-# The attribute family each op takes (minilazy.core.attrs), checked when a node is made.
+# The attribute family each op takes, checked when a node is made: core's (minilazy.core.attrs)
+# here; an op family's, defined in its module (minilazy.ops), added by it.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.DATA: (NoAttrs, Sharding), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
     Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
-    Op.CONV: (Conv,),
-    **{op: (NoAttrs,) for op in UNARY | BINARY}, **{op: (Reduce,) for op in REDUCTIONS},
+    **dict.fromkeys([Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV], (NoAttrs,)), Op.SUM: (Reduce,),
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
-    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.CUMSUM: (Scan,), Op.SORT: (Sort,),
-    Op.ARGSORT: (Sort,), Op.LINALG: (Linalg,), Op.FFT: (Fft,),
-    Op.GETITEM: (Index,), Op.SETITEM: (Index,), Op.SCATTER_ADD: (Index,), Op.SHARD: (Sharding,),
+    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.SHARD: (Sharding,),
     Op.STOP_GRADIENT: (NoAttrs,), Op.PACK: (NoAttrs,), Op.UNPACK: (Piece,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
@@ -279,7 +271,7 @@ class Node:
 
     def __init__(self, op: Op, operands: tuple[Node, ...], attrs: Attrs, shape: Shape,
                  dtype: DType, payload: object = None, site: str | None = None) -> None:
-        if type(attrs) not in FAMILY[op]:  # once here, so no table has to check again
+        if type(attrs) not in FAMILY.get(op, ()):  # once here: no table has to check again
             raise mismatch(op, attrs)
         self.op = op
         self.operands = operands

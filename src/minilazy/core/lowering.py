@@ -31,6 +31,7 @@ from minilazy.core.attrs import (
     Constant,
     Contract,
     Iota,
+    Mesh,
     Permute,
     Piece,
     Reduce,
@@ -39,7 +40,6 @@ from minilazy.core.attrs import (
     mismatch,
 )
 from minilazy.core.cut import Cut
-from minilazy.core.device import Mesh
 from minilazy.core.infer import signature
 from minilazy.core.ir import Device, Node, Op
 
@@ -100,7 +100,7 @@ MESHES: Final[dict[Any, Mesh]] = {}
 
 @functools.cache
 def jax_mesh(mesh: Mesh) -> jax.sharding.Mesh:
-    """The JAX mesh of a minilazy :class:`~minilazy.core.device.Mesh` (one per mesh, cached).
+    """The JAX mesh of a minilazy :class:`~minilazy.core.attrs.Mesh` (one per mesh, cached).
 
     Example:
         >>> from minilazy.core.ir import Device

@@ -21,8 +21,7 @@ import jax
 import numpy as np
 from jax.experimental import multihost_utils
 
-from minilazy.core.attrs import Sharding
-from minilazy.core.device import Mesh
+from minilazy.core.attrs import Mesh, Sharding
 from minilazy.core.ir import Device
 from minilazy.core.lowering import MESHES, jax_device, named, x64
 from minilazy.core.metrics import COUNTERS

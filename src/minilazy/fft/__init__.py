@@ -26,12 +26,11 @@ from minilazy.api.manipulation import roll
 from minilazy.api.shaping import concat, reshape
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import Fft, Kind, Norm
-from minilazy.core.device import Device
+from minilazy.core.attrs import Device
 from minilazy.core.dtypes import DTypeLike
 from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op
-from minilazy.ops.fft import COMPLEX_OF
+from minilazy.ops.fft import COMPLEX_OF, Fft, Kind, Norm
 
 __all__ = ["fft", "fftfreq", "fftn", "fftshift", "hfft", "ifft", "ifftn", "ifftshift", "ihfft",
            "irfft", "irfftn", "rfft", "rfftfreq", "rfftn"]

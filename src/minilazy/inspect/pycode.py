@@ -12,26 +12,20 @@ from __future__ import annotations
 import cmath
 import math
 from collections.abc import Callable, Sequence
-from typing import Final, assert_never
+from typing import Final
 
 from minilazy.core import attrs, dtypes, runtime
 from minilazy.core.attrs import (
     NONE,
-    At,
     Attrs,
     Axes,
     Axis,
     Constant,
     Contract,
-    Gap,
-    Index,
-    NewAxis,
     Permute,
     Piece,
     Reduce,
     Sharding,
-    Span,
-    Take,
     mismatch,
 )
 from minilazy.core.cut import Cut
@@ -40,7 +34,7 @@ from minilazy.core.ir import Device, Node, Op, scalar_leaf
 from minilazy.core.tracer import Tensor, record, wrap
 
 # Generated scripts import `attrs` from here, to spell the attributes of the ops they replay.
-__all__ = ["PYTHON", "attrs", "elementwise", "index_text", "reduction", "replay", "replayed",
+__all__ = ["PYTHON", "attrs", "elementwise", "reduction", "replay", "replayed",
            "scalar", "source"]
 
 # A rule: (name of the result, the node, the operands' expressions) -> lines of code.
@@ -97,9 +91,16 @@ def elementwise(name: str, n: Node, args: Sequence[str]) -> list[str]:
 
 
 def _code(value: object) -> str:
-    """An attribute as the expression that makes it: ``attrs.Iota((3,), 0, 4)``."""
+    """An attribute as the expression that makes it: ``attrs.Iota((3,), 0, 4)``.
+
+    Core's families are spelled through ``attrs``; an op family's through its module, which
+    ``import minilazy as ml`` has imported (``ml.ops.fft.Fft(...)``).
+    """
     if isinstance(value, tuple) and hasattr(value, "_fields"):  # a family or an index entry
-        return f"attrs.{type(value).__name__}({', '.join(map(_code, value))})"
+        cls = type(value)
+        where = "attrs" if cls.__module__ == attrs.__name__ else cls.__module__.replace(
+            "minilazy", "ml", 1)
+        return f"{where}.{cls.__name__}({', '.join(map(_code, value))})"
     if isinstance(value, tuple):
         return f"({''.join(_code(v) + ', ' for v in value)})"
     return repr(value)
@@ -117,34 +118,6 @@ def replayed(name: str, n: Node, args: Sequence[str]) -> list[str]:
     """
     ops = "".join(f", {a}" for a in args)
     return [f"{name} = replay({n.op.value!r}{ops}, attrs={_code(n.attrs)})"]
-
-
-def index_text(spec: Index, arrays: Sequence[str]) -> str:
-    """``spec`` as the Python index expression that records it (``arrays`` name the arrays).
-
-    Example:
-        >>> from minilazy.core.attrs import At, Span, Take
-        >>> index_text(Index((At(3), Span(4, 3, 2, True), Take(0))), ["i"])
-        '3, 4::-2, i'
-    """
-    parts = []
-    for entry in spec.entries:
-        match entry:
-            case At(i):
-                parts.append(str(i))
-            case Span():
-                s = entry.as_slice()
-                parts.append(f"{s.start}:{'' if s.stop is None else s.stop}"
-                             + (f":{s.step}" if s.step != 1 else ""))
-            case NewAxis():
-                parts.append("None")
-            case Take(k):
-                parts.append(arrays[k])
-            case Gap():
-                parts.append("...")
-            case _:
-                assert_never(entry)
-    return ", ".join(parts) if len(parts) != 1 else parts[0] + ","
 
 
 def reduction(name: str, n: Node, args: Sequence[str]) -> list[str]:

@@ -20,10 +20,9 @@ from minilazy.api.elementwise import astype, conj
 from minilazy.api.shaping import broadcast_to, matrix_transpose, reshape
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import Fn, Linalg
 from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.core.ir import DeviceError, Op
-from minilazy.ops.linalg import LINALG_DTYPES
+from minilazy.ops.linalg import LINALG_DTYPES, Fn, Linalg
 
 
 class EighResult(NamedTuple):

@@ -12,8 +12,9 @@ from minilazy.api.elementwise import where
 from minilazy.api.shaping import tril
 from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE, Fn, Linalg, NoAttrs, Reduce, mismatch
+from minilazy.core.attrs import NONE, NoAttrs, Reduce, mismatch
 from minilazy.core.ir import Node, Op
+from minilazy.ops.linalg import Fn, Linalg
 
 
 def _op(op: Op, *xs: Tensor, attrs: Linalg | Reduce | NoAttrs = NONE) -> Tensor:

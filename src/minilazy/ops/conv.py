@@ -10,16 +10,37 @@ convolution; its reference, windows of NumPy summed with ``einsum``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from jax import lax
 
-from minilazy.core import dtypes, infer, lowering
-from minilazy.core.attrs import Attrs, Conv, mismatch
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.inspect import pycode, reference
+from minilazy.inspect import printers, pycode, reference
+
+
+class Conv(NamedTuple):
+    """``CONV``: strides, padding, dilations and groups of an N-d convolution.
+
+    Per spatial axis: the window ``strides``, the ``padding`` (low, high; negative crops), the
+    spacing of the input (``lhs_dilation``: a transposed convolution) and of the filter
+    (``rhs_dilation``); then how features and batch split into groups. Layouts are torch's:
+    input (N, C, ...), filter (O, C / groups, ...), result (N, O, ...).
+
+    Example:
+        >>> Conv((1,), ((0, 0),), (1,), (1,), 1, 1).groups
+        1
+    """
+
+    strides: tuple[int, ...]
+    padding: tuple[tuple[int, int], ...]
+    lhs_dilation: tuple[int, ...]
+    rhs_dilation: tuple[int, ...]
+    groups: int
+    batch_groups: int  # the filter's gradient splits the batch, not the features
 
 Array = np.ndarray[Any, Any]
 
@@ -197,6 +218,19 @@ def python(result: str, n: Node, args: Sequence[str]) -> list[str]:
     return pycode.replayed(result, n, args)
 
 
+def text(a: Conv) -> str:
+    """How the IR text shows a convolution's attributes.
+
+    Example:
+        >>> text(Conv((1,), ((0, 0),), (1,), (1,), 1, 1))
+        'strides=(1,) padding=((0, 0),) lhs_dilation=(1,) rhs_dilation=(1,) groups=1 batch_groups=1'
+    """
+    return (f"strides={a.strides} padding={a.padding} lhs_dilation={a.lhs_dilation} "
+            f"rhs_dilation={a.rhs_dilation} groups={a.groups} batch_groups={a.batch_groups}")
+
+
+ir.FAMILY[Op.CONV] = (Conv,)
+printers.TEXT[Conv] = text
 infer.INFER[Op.CONV] = rule
 lowering.LOWER[Op.CONV] = lower
 reference.REFERENCE[Op.CONV] = reference_rule

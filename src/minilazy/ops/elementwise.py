@@ -21,7 +21,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from minilazy.core import dtypes, infer, lowering
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import NoAttrs
 from minilazy.core.dtypes import DType
 from minilazy.core.infer import InType
 from minilazy.core.ir import BINARY, UNARY, Op
@@ -163,6 +164,7 @@ infer.LOOPS.update({Op.REAL: part, Op.IMAG: part, Op.ROUND: rounded, **dict.from
 _FUNCTIONS: Final[dict[Op, Callable[..., Array]]] = {**UNARY_FN}
 _FUNCTIONS.update(BINARY_FN)
 for _op, _fn in _FUNCTIONS.items():
+    ir.FAMILY[_op] = (NoAttrs,)
     infer.INFER[_op] = infer.unary if _op in UNARY else infer.binary
     lowering.LOWER[_op] = lowering.elementwise(special_values(_op, _fn, jnp))
     reference.REFERENCE[_op] = reference.elementwise(_numpy(_op))

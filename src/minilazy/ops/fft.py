@@ -19,14 +19,56 @@ imports jax.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from minilazy.core import dtypes, infer, lowering
-from minilazy.core.attrs import Attrs, Fft, Kind, Norm, mismatch
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.inspect import pycode, reference
+from minilazy.inspect import printers, pycode, reference
+
+
+class Kind(enum.IntEnum):
+    """A transform ``FFT`` records; the real ones are real along the last of their axes.
+
+    Example:
+        >>> Kind.RFFT.name.lower(), Kind(3) is Kind.IRFFT
+        ('rfft', True)
+    """
+
+    FFT = 0  # complex -> complex, e^{-2 pi i jk/n}
+    IFFT = 1  # complex -> complex, e^{+2 pi i jk/n}
+    RFFT = 2  # real -> complex: the last axis keeps n//2 + 1 frequencies
+    IRFFT = 3  # complex -> real: the last axis's n//2 + 1 frequencies give n real values
+
+
+class Norm(enum.IntEnum):
+    """Which direction is scaled, by ``1/n`` (or both by ``1/sqrt(n)``): the ``norm=`` keyword.
+
+    Example:
+        >>> Norm["ORTHO"].name.lower()
+        'ortho'
+    """
+
+    BACKWARD = 0
+    ORTHO = 1
+    FORWARD = 2
+
+
+class Fft(NamedTuple):
+    """``FFT``: a :class:`Kind` over ``axes``, of ``lengths``, scaled by a :class:`Norm`.
+
+    Example:
+        >>> Fft(0, (1,), (8,), 0).lengths
+        (8,)
+    """
+
+    kind: int
+    axes: tuple[int, ...]
+    lengths: tuple[int, ...]
+    norm: int
 
 # The complex dtype of a real one's transform (minilazy.fft widens float16 first, as NumPy does).
 COMPLEX_OF: Final[dict[DType, DType]] = {v: k for k, v in dtypes.PART.items()}
@@ -115,7 +157,20 @@ def python(result: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
+def text(a: Fft) -> str:
+    """How the IR text shows a transform's attributes.
+
+    Example:
+        >>> text(Fft(Kind.RFFT, (0,), (8,), Norm.ORTHO))
+        'kind=rfft axes=[0] lengths=[8] norm=ortho'
+    """
+    return (f"kind={Kind(a.kind).name.lower()} axes={list(a.axes)} lengths={list(a.lengths)}"
+            f" norm={Norm(a.norm).name.lower()}")
+
+
 # Registration: the op's entry in each interpreter's table (JAX's layout; Autodidax's tables).
+ir.FAMILY[Op.FFT] = (Fft,)
+printers.TEXT[Fft] = text
 infer.INFER[Op.FFT] = rule
 lowering.LOWER[Op.FFT] = lowering.with_namespace(evaluate)
 reference.REFERENCE[Op.FFT] = reference.with_namespace(evaluate)

@@ -1,8 +1,8 @@
 """The indexing family: ``GETITEM``, ``SETITEM`` and ``SCATTER_ADD``, registered into the engine.
 
 Like the FFT family (``ops/fft.py``, the worked example). An ``Index`` attribute (one normalised
-entry per indexed axis) selects what NumPy's key would: :func:`index_shape` is the shape rule,
-:func:`numpy_index` the key the lowering hands to ``jax.numpy`` and the reference to NumPy.
+entry per indexed axis, ``ops/index_keys.py``) selects what NumPy's key would: its shape rule,
+and the key the lowering hands to ``jax.numpy`` and the reference to NumPy.
 Out-of-range index arrays are implementation-defined (LZ-NUM-005): XLA's gather clamps them and
 its scatter drops their writes, and the reference does the same. How a user's key becomes an
 ``Index`` is :mod:`~minilazy.api.indexing`'s business; the VJPs are ``autodiff/vjps.py``'s.
@@ -10,106 +10,30 @@ its scatter drops their writes, and the reference does the same. How a user's ke
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from typing import Any, assert_never
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from minilazy.core import infer, lowering
-from minilazy.core.attrs import At, Attrs, Gap, Index, NewAxis, Span, Take, mismatch
+from minilazy.core import infer, ir, lowering
+from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, sized
-from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.inspect import pycode, reference
+from minilazy.core.ir import Node, Op, Shape
+from minilazy.inspect import printers, pycode, reference
+from minilazy.ops.index_keys import (
+    Gap,
+    Index,
+    NewAxis,
+    Take,
+    index_shape,
+    index_text,
+    numpy_index,
+    setitem_shape,
+    widened,
+)
 
 Array = np.ndarray[Any, Any]
-
-
-def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
-    """The NumPy-style index tuple that ``spec`` stands for (what lowering and reference use).
-
-    Example:
-        >>> numpy_index(Index((At(3), Span(4, 3, 2, True))), ())
-        (3, slice(4, None, -2))
-    """
-    out: list[Any] = []
-    for entry in spec.entries:
-        match entry:
-            case At(i):
-                out.append(i)
-            case Span():
-                out.append(entry.as_slice())
-            case NewAxis():
-                out.append(None)
-            case Take(k):
-                out.append(widened(arrays[k]))
-            case Gap():
-                out.append(Ellipsis)
-            case _:
-                assert_never(entry)
-    return tuple(out)
-
-
-def widened(index: Any) -> Any:
-    """An index array of a narrow integer type as int32, others as they are.
-
-    JAX makes the axis length a constant of the index's type: an int8 index on an axis of 300
-    overflowed (and NumPy's clip of it against the axis length does too).
-
-    Example:
-        >>> widened(np.array([-1], np.int8)).dtype
-        dtype('int32')
-    """
-    return index.astype(np.int32) if index.dtype.kind in "iu" and index.dtype.itemsize < 4 \
-        else index
-
-
-def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Shape:
-    """The shape of ``x[spec]`` for ``x`` of ``shape``, by NumPy's rules.
-
-    Example:
-        >>> index_shape((4, 5), Index((At(3), Span(4, 3, 2, True))), ())
-        (3,)
-    """
-    if not array_shapes:  # basic indexing only: no need to ask NumPy
-        return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
-                     if isinstance(e, Span | NewAxis))
-    return _advanced_shape(shape, spec, tuple(array_shapes))
-
-
-@functools.lru_cache(maxsize=1024)  # a model indexes alike every step: ask NumPy once
-def _advanced_shape(shape: Shape, spec: Index, array_shapes: tuple[Shape, ...]) -> Shape:
-    # Mixed basic and integer-array indexing moves axes in subtle ways: let NumPy decide, on
-    # zero-strided dummies (the index arrays too) so no memory of the real sizes is touched.
-    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape, (0,) * len(shape))
-    index = numpy_index(spec, [np.broadcast_to(np.intp(0), s) for s in array_shapes])
-    return tuple(dummy[index].shape)
-
-
-def setitem_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape],
-                  value_shape: Shape) -> None:
-    """Check that a value of ``value_shape`` can be assigned to ``x[spec]`` (one-way broadcast).
-
-    Example:
-        >>> setitem_shape((4, 5), Index((At(3), Span(0, 5, 1, False))), (), (2,))
-        Traceback (most recent call last):
-        ...
-        minilazy.core.ir.ShapeError: setitem: cannot broadcast a value of shape (2,) into shape (5,)
-    """
-    target = index_shape(shape, spec, array_shapes)
-    if value_shape and all(isinstance(e, At) for e in spec.entries):
-        # one element, picked by integers alone: NumPy stores a scalar there, not an array
-        raise ValueError(f"setitem: cannot set a single element to an array of shape "
-                         f"{value_shape}")
-    # NumPy drops leading length-1 axes of the value before broadcasting it into the target.
-    v = list(value_shape)
-    while len(v) > len(target) and v[0] == 1:
-        v.pop(0)
-    ok = len(v) <= len(target) and all(n in (1, m) for n, m in zip(v[::-1], target[::-1]))
-    if not ok:
-        raise ShapeError(f"setitem: cannot broadcast a value of shape {value_shape} into shape "
-                         f"{target}")
 
 
 # -- the shape rules ------------------------------------------------------------------------
@@ -126,6 +50,7 @@ def getitem_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTy
     Example:
         >>> from minilazy.core.dtypes import float32
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x, row = data_leaf(None, (4, 5), float32), Index((At(3), Span(0, 5, 1, False)))
         >>> getitem_rule(Op.GETITEM, (x,), row)
         ((5,), dtype('float32'))
@@ -140,6 +65,7 @@ def setitem_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTy
     Example:
         >>> from minilazy.core.dtypes import float32
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x, v = data_leaf(None, (4, 5), float32), data_leaf(None, (5,), float32)
         >>> setitem_rule(Op.SETITEM, (x, v), Index((At(3), Span(0, 5, 1, False))))
         ((4, 5), dtype('float32'))
@@ -189,6 +115,7 @@ def reference_getitem(xs: Sequence[Array], n: Node) -> Array:
     Example:
         >>> from minilazy.core.dtypes import float64, int64
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x, k = data_leaf(None, (3,), float64), data_leaf(None, (1,), int64)
         >>> n = Node(Op.GETITEM, (x, k), Index((Take(0),)), (1,), float64)
         >>> reference_getitem([np.array([1.0, 2.0, 3.0]), np.array([7])], n)
@@ -227,6 +154,7 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
     Example:
         >>> from minilazy.core.dtypes import float64
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x, v = data_leaf(None, (3,), float64), data_leaf(None, (), float64)
         >>> n = Node(Op.SETITEM, (x, v), Index((At(1),)), (3,), float64)
         >>> reference_setitem([np.zeros(3), np.array(5.0)], n)
@@ -247,18 +175,35 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
     return out[tuple(slice(0, side) for side in x.shape)]
 
 
-# -- the printer ----------------------------------------------------------------------------
+# -- the printers ---------------------------------------------------------------------------
+def ir_operands(n: Node, names: list[str]) -> list[str]:
+    """How the IR text shows an indexing node's operands: ``%0[1:, %2]`` (and the value).
+
+    Example:
+        >>> from minilazy.core.dtypes import float32
+        >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
+        >>> x = data_leaf(None, (4,), float32)
+        >>> ir_operands(Node(Op.GETITEM, (x,), Index((Span(1, 3, 1, False),)), (3,), float32),
+        ...             ["%0"])
+        ['%0[1:4,]']
+    """
+    first = 1 if n.op is Op.GETITEM else 2
+    return [f"{names[0]}[{index_text(_index(n.op, n.attrs), names[first:])}]", *names[1:first]]
+
+
 def python_getitem(result: str, n: Node, args: Sequence[str]) -> list[str]:
     """The line of minilazy code that records ``n`` again: ``v1 = v0[2:, None]``.
 
     Example:
         >>> from minilazy.core.dtypes import float32
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x = data_leaf(None, (4, 5), float32)
         >>> python_getitem("v1", Node(Op.GETITEM, (x,), Index((At(3),)), (5,), float32), ["v0"])
         ['v1 = v0[3,]']
     """
-    return [f"{result} = {args[0]}[{pycode.index_text(_index(n.op, n.attrs), args[1:])}]"]
+    return [f"{result} = {args[0]}[{index_text(_index(n.op, n.attrs), args[1:])}]"]
 
 
 def python_setitem(result: str, n: Node, args: Sequence[str]) -> list[str]:
@@ -269,6 +214,7 @@ def python_setitem(result: str, n: Node, args: Sequence[str]) -> list[str]:
     Example:
         >>> from minilazy.core.dtypes import float32
         >>> from minilazy.core.ir import data_leaf
+        >>> from minilazy.ops.index_keys import At, Span
         >>> x, v = data_leaf(None, (3,), float32), data_leaf(None, (), float32)
         >>> python_setitem("v2", Node(Op.SETITEM, (x, v), Index((At(1),)), (3,), float32),
         ...                ["v0", "v1"])
@@ -277,9 +223,12 @@ def python_setitem(result: str, n: Node, args: Sequence[str]) -> list[str]:
     if n.op is not Op.SETITEM:
         return pycode.replayed(result, n, args)
     return [f"{result} = ml.positive({args[0]})",
-            f"{result}[{pycode.index_text(_index(n.op, n.attrs), args[2:])}] = {args[1]}"]
+            f"{result}[{index_text(_index(n.op, n.attrs), args[2:])}] = {args[1]}"]
 
 
+ir.FAMILY.update(dict.fromkeys([Op.GETITEM, Op.SETITEM, Op.SCATTER_ADD], (Index,)))
+printers.TEXT[Index] = lambda attrs: ""  # shown with the operands
+printers.OPERANDS.update(dict.fromkeys([Op.GETITEM, Op.SETITEM, Op.SCATTER_ADD], ir_operands))
 infer.INFER[Op.GETITEM] = getitem_rule
 lowering.LOWER[Op.GETITEM] = lower_getitem
 reference.REFERENCE[Op.GETITEM] = reference_getitem

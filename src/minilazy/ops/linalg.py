@@ -10,14 +10,52 @@ NumPy in the reference interpreter, which share these functions' signatures
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
-from minilazy.core import dtypes, infer, lowering
-from minilazy.core.attrs import Attrs, Fn, Linalg, mismatch
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.inspect import pycode, reference
+from minilazy.inspect import printers, pycode, reference
+
+
+class Fn(enum.IntEnum):
+    """A function of the linalg extension that is a primitive (``Linalg.fn``).
+
+    The others (``matrix_norm``, ``pinv``, ``trace``...) are composed from recorded ops.
+
+    Example:
+        >>> Fn.CHOLESKY.name.lower(), Fn(0) is Fn.CHOLESKY
+        ('cholesky', True)
+    """
+
+    CHOLESKY = 0
+    EIGH_VALUES = 1
+    EIGH_VECTORS = 2
+    QR_Q = 3
+    QR_R = 4
+    SVD_U = 5
+    SVD_S = 6
+    SVD_VT = 7
+    SOLVE = 8
+    INV = 9
+    DET = 10
+    SLOGDET_SIGN = 11
+    SLOGDET_LOGABS = 12
+
+
+class Linalg(NamedTuple):
+    """``LINALG``: which function (an :class:`Fn`), and if its factors are ``full``.
+
+    Example:
+        >>> Linalg(0, False).full
+        False
+    """
+
+    fn: int  # eigh, qr, svd and slogdet record one node per result
+    full: bool  # qr's mode="complete", svd's full_matrices
 
 # The dtypes the primitives compute in: NumPy's linalg has no float16 (nor has LAPACK).
 LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMPLEX
@@ -140,6 +178,18 @@ def python(result: str, n: Node, args: Sequence[str]) -> list[str]:
     return pycode.replayed(result, n, args)
 
 
+def text(a: Linalg) -> str:
+    """How the IR text shows a linalg node's attributes.
+
+    Example:
+        >>> text(Linalg(Fn.QR_Q, True))
+        'fn=qr_q full'
+    """
+    return f"fn={Fn(a.fn).name.lower()}" + (" full" if a.full else "")
+
+
+ir.FAMILY[Op.LINALG] = (Linalg,)
+printers.TEXT[Linalg] = text
 infer.INFER[Op.LINALG] = rule
 lowering.LOWER[Op.LINALG] = lowering.with_namespace(evaluate)
 reference.REFERENCE[Op.LINALG] = reference.with_namespace(evaluate)

@@ -14,17 +14,29 @@ either way (its VJP is the scan the other way).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from minilazy.core import dtypes, infer, lowering
-from minilazy.core.attrs import Attrs, Reduce, Scan, mismatch
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import Attrs, Reduce, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Node, Op, Shape
-from minilazy.inspect import pycode, reference
+from minilazy.inspect import printers, pycode, reference
+
+
+class Scan(NamedTuple):
+    """``CUMSUM``: the axis scanned, and whether from its end (a cumulative sum's VJP).
+
+    Example:
+        >>> Scan(0, True).reverse
+        True
+    """
+
+    axis: int
+    reverse: bool
 
 Array = Any  # a jax.Array in the lowering, a NumPy array in the reference
 EXTREMES: Final = frozenset({Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN})
@@ -157,14 +169,27 @@ def python_scan(result: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
+def text(a: Scan) -> str:
+    """How the IR text shows a scan's attributes.
+
+    Example:
+        >>> text(Scan(0, True))
+        'axis=0 reverse'
+    """
+    return f"axis={a.axis}" + (" reverse" if a.reverse else "")
+
+
 for _op, _jnp, _np in ((Op.PROD, jnp.prod, np.prod), (Op.MAX, jnp.max, np.max),
                        (Op.MIN, jnp.min, np.min), (Op.ARGMAX, jnp.argmax, np.argmax),
                        (Op.ARGMIN, jnp.argmin, np.argmin), (Op.ANY, jnp.any, np.any),
                        (Op.ALL, jnp.all, np.all)):
+    ir.FAMILY[_op] = (Reduce,)
     infer.INFER[_op] = rule
     lowering.LOWER[_op] = _lowered(_jnp)
     reference.REFERENCE[_op] = _referenced(_np)
     pycode.PYTHON[_op] = pycode.reduction
+ir.FAMILY[Op.CUMSUM] = (Scan,)
+printers.TEXT[Scan] = text
 infer.INFER[Op.CUMSUM] = scan_rule
 lowering.LOWER[Op.CUMSUM] = lower_scan
 reference.REFERENCE[Op.CUMSUM] = reference_scan

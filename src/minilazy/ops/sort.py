@@ -9,15 +9,27 @@ gathers by the permutation (``autodiff/vjps.py``). Never imports jax.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-from minilazy.core import dtypes, infer, lowering
-from minilazy.core.attrs import Attrs, Sort, mismatch
+from minilazy.core import dtypes, infer, ir, lowering
+from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape
-from minilazy.inspect import pycode, reference
+from minilazy.inspect import printers, pycode, reference
+
+
+class Sort(NamedTuple):
+    """``SORT``, ``ARGSORT``: the axis sorted, and whether descending (every sort is stable).
+
+    Example:
+        >>> Sort(0, True).descending
+        True
+    """
+
+    axis: int
+    descending: bool
 
 
 def rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
@@ -89,6 +101,18 @@ def python(result: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
+def text(a: Sort) -> str:
+    """How the IR text shows a sort's attributes.
+
+    Example:
+        >>> text(Sort(1, True))
+        'axis=1 descending'
+    """
+    return f"axis={a.axis}" + (" descending" if a.descending else "")
+
+
+ir.FAMILY.update(dict.fromkeys([Op.SORT, Op.ARGSORT], (Sort,)))
+printers.TEXT[Sort] = text
 for _op in (Op.SORT, Op.ARGSORT):
     infer.INFER[_op] = rule
     lowering.LOWER[_op] = lowering.with_namespace(evaluate)

@@ -18,8 +18,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from minilazy.core import runtime
-from minilazy.core.attrs import Sharding, Spec
-from minilazy.core.device import Mesh
+from minilazy.core.attrs import Mesh, Sharding, Spec
 from minilazy.core.ir import DeviceError, Failure, Node, Op, data_leaf
 from minilazy.core.state import ENGINE, user_site
 from minilazy.core.tracer import Tensor, record

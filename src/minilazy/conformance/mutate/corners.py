@@ -33,9 +33,10 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.core import barrier, dtypes, infer, lowering, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Gap, Reduce, Take, mismatch
+from minilazy.core.attrs import Reduce, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import COMPARISONS, Node, Op
+from minilazy.ops.index_keys import Gap, Take
 
 _BINARY = {"__iadd__": "__add__", "__isub__": "__sub__", "__imul__": "__mul__",
            "__itruediv__": "__truediv__", "__ifloordiv__": "__floordiv__",

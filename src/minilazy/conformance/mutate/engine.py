@@ -29,11 +29,11 @@ from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.core import barrier, donation, infer, lowering, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Norm
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
 from minilazy.core.metrics import COUNTERS
 from minilazy.inspect import printers
+from minilazy.ops.fft import Norm
 
 
 def _set(owner: Any, name: str, value: Any) -> None:

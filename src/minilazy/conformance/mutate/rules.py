@@ -26,10 +26,10 @@ from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
 from minilazy.core import barrier, donation, lowering, runtime, state
-from minilazy.core.attrs import Sort
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
 from minilazy.ops import sort as sort_family
+from minilazy.ops.sort import Sort
 from minilazy.persist import executables as runtime_disk
 
 

@@ -24,10 +24,11 @@ from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.core import barrier, lowering, runtime, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Fft, Sort
 from minilazy.core.ir import Node, Op
 from minilazy.core.state import BarrierPolicy
 from minilazy.inspect import printers
+from minilazy.ops.fft import Fft
+from minilazy.ops.sort import Sort
 
 
 def restructured(change: Callable[[cutting.Cut], tuple[Any, ...]]) -> MinilazyAdapter:

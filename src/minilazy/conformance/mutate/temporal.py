@@ -29,11 +29,13 @@ from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.core import barrier, lowering, state
 from minilazy.core import cut as cutting
-from minilazy.core.attrs import Constant, Fft, Fn, Index, Kind, Linalg, Norm
+from minilazy.core.attrs import Constant
 from minilazy.core.cache import CompileCache
 from minilazy.core.ir import Node, Op
 from minilazy.core.runtime import Compiled
-from minilazy.ops.indexing import index_shape, numpy_index
+from minilazy.ops.fft import Fft, Kind, Norm
+from minilazy.ops.index_keys import Index, index_shape, numpy_index
+from minilazy.ops.linalg import Fn, Linalg
 from minilazy.parts import plans
 
 
