@@ -190,7 +190,7 @@ from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
 from minilazy.core import tracer as _tracer
 from minilazy.core.attrs import Mesh
-from minilazy.core.barrier import eager, mark_step, policy, sync, wait
+from minilazy.core.barrier import mark_step, sync, wait
 from minilazy.core.cache import CACHE as _CACHE
 from minilazy.core.dtypes import bool_ as bool
 from minilazy.core.dtypes import (
@@ -212,7 +212,7 @@ from minilazy.core.dtypes import (
 from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
 from minilazy.core.metrics import Metrics, reset_metrics
 from minilazy.core.runtime import default_device, devices
-from minilazy.core.state import BarrierPolicy, current_policy, set_policy
+from minilazy.core.state import BarrierPolicy, current_policy, eager, policy, set_policy
 from minilazy.inspect import debug as _debug
 from minilazy.inspect.debug import (
     CompileRecord,
@@ -226,6 +226,8 @@ from minilazy.inspect.report import metrics, metrics_report
 from minilazy.linalg.einsum import einsum
 from minilazy.parts import plans as _plans
 from minilazy.parts import refcounts as _refcounts
+from minilazy.parts import signals as _signals
+from minilazy.parts import staging as _staging
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
@@ -241,6 +243,8 @@ _state.install(programs=_CACHE, cuts=_plans.PLANS, tapes=_TAPES, debugger=_debug
                disk=_SETTINGS)
 _plans.install()  # a repeated graph is cut by its plan, without a walk
 _refcounts.install()  # a program may consume input buffers nothing else reads again
+_staging.install()  # a graph too deep for one program runs in stages
+_signals.install()  # a signal handler's exception is no program's failure, and loses nothing
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 _processes.install()  # a launched process joins the others before JAX starts

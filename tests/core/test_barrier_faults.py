@@ -29,8 +29,9 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy.core import barrier, donation, lowering, runtime
+from minilazy.core import barrier, lowering, runtime
 from minilazy.core.cache import CACHE
+from minilazy.parts import signals
 from minilazy.persist import diskcache
 
 
@@ -44,7 +45,7 @@ class Timeout(Exception):
 STAGES: dict[str, tuple[Any, str]] = {
     "cut": (barrier, "cut"),
     "lookup": (CACHE, "lookup"),
-    "donation mask": (donation.DONATION, "mask"),
+    "donation mask": (barrier.PARTS.donor, "mask"),
     "lower": (lowering, "lower"),
     "compile": (runtime, "compile_lowered"),
     "disk write": (diskcache, "write"),
@@ -313,11 +314,11 @@ def test_an_exception_a_handler_raised_is_told_from_the_programs_own(handler: An
     with pytest.raises(Timeout) as raised:
         os.kill(os.getpid(), SIG)
         time.sleep(5)  # the handler raises in here
-    assert donation.interruption(raised.value) is raised.value
+    assert signals.interruption(raised.value) is raised.value
     try:
         raise Timeout("raised by the program itself")
     except Timeout as e:
-        assert donation.interruption(e) is None
+        assert signals.interruption(e) is None
 
 
 
@@ -351,7 +352,7 @@ def test_held_signals_come_back_even_when_one_interrupts_their_putting_back(
     """A handler that raises while the held handlers are put back (its own was put back
     first) must not leave another signal held for good: that one is passed on."""
     signal.signal(SIG, from_function)  # raises Timeout
-    real = donation._C
+    real = signals._C
 
     class Interrupted:  # the signal module, where a handler raises after the first is back
         def __getattr__(self, name: str) -> Any:
@@ -363,9 +364,9 @@ def test_held_signals_come_back_even_when_one_interrupts_their_putting_back(
                 raise Timeout("while the handlers are put back")
             return old
 
-    monkeypatch.setattr(donation, "_C", Interrupted())
+    monkeypatch.setattr(signals, "_C", Interrupted())
     with pytest.raises(Timeout, match="put back"):
-        with donation.interrupts_deferred(True):
+        with signals.held(True):
             pass
     monkeypatch.undo()
     with pytest.raises(Timeout, match="from a function"):  # SIGUSR1: passed on to its handler

@@ -8,7 +8,7 @@ import pytest
 
 import minilazy as ml
 from minilazy.core import state
-from minilazy.core.donation import DONATION
+from minilazy.core.barrier import PARTS
 
 
 def _steps(n: int) -> ml.Tensor:
@@ -28,14 +28,14 @@ def _expected(n: int) -> np.ndarray:
 
 
 def test_without_a_donor_nothing_is_donated_and_the_values_are_the_same(monkeypatch):
-    monkeypatch.setattr(DONATION, "donor", None)
+    monkeypatch.setattr(PARTS, "donor", None)
     w = _steps(3)
     assert ml.metrics().donations == 0
     np.testing.assert_array_equal(w.numpy(), _expected(3))
 
 
 def test_with_the_installed_donor_an_update_in_place_donates():
-    assert type(DONATION.donor).__name__ == "RefcountDonor"  # what import minilazy installs
+    assert type(PARTS.donor).__name__ == "RefcountDonor"  # what import minilazy installs
     w = _steps(3)
     assert ml.metrics().donations >= 2
     np.testing.assert_array_equal(w.numpy(), _expected(3))
@@ -55,7 +55,7 @@ def test_a_held_buffer_is_never_donated():
 @pytest.mark.parametrize("installed", [True, False])
 def test_a_step_compiles_once_either_way(monkeypatch, installed):
     if not installed:
-        monkeypatch.setattr(DONATION, "donor", None)
+        monkeypatch.setattr(PARTS, "donor", None)
     state.reset()  # no program compiled yet: the count below is this test's
     _steps(4)
     assert ml.metrics().compiles == 1

@@ -14,10 +14,11 @@ from typing import Any, Final
 
 import numpy as np
 
-from minilazy.core import barrier
+from minilazy.core.barrier import materialise
 from minilazy.core.ir import Op
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import LIVE, Handle, current_policy, user_site
+from minilazy.core.tracer import to_host
 
 # What the error policy's message suggests instead, per op (what keeps its shape static).
 _INSTEAD: Final = {
@@ -58,8 +59,8 @@ def host_values(op: str, tensors: Sequence[Handle]) -> list[np.ndarray[Any, Any]
                            f"the host, which BarrierPolicy(fallback='error') forbids" + instead)
     pending = [t for t in tensors if t._node.op is not Op.DATA]
     if pending:  # one barrier for all inputs (x[m1, m2] reads two masks)
-        barrier.materialise(LIVE.tensors() if current_policy().observe_all else pending, op)
-    values = [barrier.to_host(t, op) for t in tensors]  # ready now: copies (a failed one raises)
+        materialise(LIVE.tensors() if current_policy().observe_all else pending, op)
+    values = [to_host(t, op) for t in tensors]  # ready now: copies (a failed one raises)
     COUNTERS.fallbacks += 1
     COUNTERS.fallback_ops[op] += 1
     COUNTERS.fallback_sites[f"{op} at {user_site()}"] += 1

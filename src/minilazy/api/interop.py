@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast
 
 import numpy as np
 
-from minilazy.core import barrier, runtime
+from minilazy.core import runtime, tracer
 from minilazy.core.attrs import checked
 from minilazy.core.ir import Device, Node, data_leaf
 from minilazy.core.state import ENGINE, namespace
@@ -128,7 +128,7 @@ class ArrayAPIMethods:
         if device == self._device:
             return self
         node = self._node
-        buffer = runtime.move(barrier.value(self, "to"), device)
+        buffer = runtime.move(tracer.value(self, "to"), device)
         return type(self)(data_leaf(buffer, node.shape, node.dtype), device)
 
     def __complex__(self, /) -> complex:
@@ -140,7 +140,7 @@ class ArrayAPIMethods:
             ((2.5+0j), (1-2j))
         """
         check_scalar(self, "complex()")
-        return complex(barrier.to_host(self, "item").item())
+        return complex(tracer.to_host(self, "item").item())
 
     def __dlpack_device__(self, /) -> tuple[int, int]:
         """Where :meth:`__dlpack__` hands the data over: always the host (``kDLCPU``, 0).
@@ -174,13 +174,13 @@ class ArrayAPIMethods:
             raise BufferError(f"__dlpack__: minilazy exports to the host (1, 0) only, got "
                               f"dl_device={dl_device}")
         if copy is False:
-            buffer = None if self._device.platform != "cpu" else barrier.value(self, "__dlpack__")
+            buffer = None if self._device.platform != "cpu" else tracer.value(self, "__dlpack__")
             if buffer is None or len(buffer.sharding.device_set) > 1:
                 raise BufferError(f"__dlpack__: copy=False, but a tensor on {self._device} "
                                   f"{'' if buffer is None else 'split over a mesh '}reaches "
                                   "the host only as a copy")
             return buffer.__dlpack__(max_version=max_version, copy=False)
-        host = barrier.to_host(self, "__dlpack__")  # writable, ours alone
+        host = tracer.to_host(self, "__dlpack__")  # writable, ours alone
         # The copy is already made: NumPy exports it as it is (stream is a no-op for the CPU).
         return host.__dlpack__(stream=stream, max_version=max_version)
 
@@ -196,7 +196,7 @@ class ArrayAPIMethods:
             >>> (pickle.loads(pickle.dumps(ml.arange(3) * 2)) + 1).tolist()
             [1, 3, 5]
         """
-        return unpickle, (barrier.to_host(self, "pickle"),)
+        return unpickle, (tracer.to_host(self, "pickle"),)
 
     def __copy__(self) -> Self:
         """A new handle on the same node (nothing runs): ``copy.copy``; in-place ops rebind one.

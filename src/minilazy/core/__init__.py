@@ -21,7 +21,7 @@ Example:
 PIPELINE = (
     "dtypes", "attrs", "ir", "metrics", "state",                             # the IR as data
     "infer",                                                                 # op rules
-    "cut", "donation",                                                       # cut and key
+    "cut",                                                                   # cut and key
     "lowering",                                                              # to XLA
     "runtime", "cache", "barrier",                                           # run, cache, barrier
     "tracer",                                                                # record, observe

@@ -8,113 +8,177 @@ Barriers are failure-atomic: a tensor is rebound only to a value that exists, so
 program fails to compile or run, every tensor is as it was before. The failing tensors are then
 found (the group is split until each failure stands alone), turned into failed leaves that
 re-raise their error when observed, and everything else is materialised. Only a program's own
-failure does that: any other exception (Ctrl-C, a signal handler's timeout) leaves every
-tensor pending, and the next barrier tries again. Buffers are donated only when nothing outside
-the program still reads them, and never to a program's first run. Barriers run one at a time
-(the engine lock), from any thread: ``mark_step`` materialises the live tensors of every thread;
-a signal handler may run one inside another (re-entrant: each rebinds what is still its own).
+failure does that: an interruption (Ctrl-C) leaves every tensor pending, and the next barrier
+tries again. Barriers run one at a time (the engine lock), from any thread: ``mark_step``
+materialises the live tensors of every thread; a signal handler may run one inside another
+(re-entrant: each rebinds what is still its own).
+
+The barrier asks three parts, when ``import minilazy`` has installed them (:data:`PARTS`):
+which input buffers a program may consume (never those anything else still reads, never on a
+program's first run), how to run a graph too deep for one program, and whether an exception
+is a signal handler's rather than the program's. Without them: the same values.
 """
 
 from __future__ import annotations
 
 import contextlib
-import functools
 import time
 import warnings
-from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Final, Protocol, TypeVar
 
 import numpy as np
 
-from minilazy.core import donation, runtime
+from minilazy.core import runtime
 from minilazy.core.attrs import NONE
 from minilazy.core.cache import CACHE
-from minilazy.core.cut import Cut, bands, cut, roots_of
+from minilazy.core.cut import Cut, cut, roots_of
 from minilazy.core.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import (
     ENGINE,
     LIVE,
-    OVERRIDE,
-    BarrierPolicy,
     Handle,
     current_policy,
     live_pending_nodes,
-    replaced,
-    user_site,
 )
 
 # What ENGINE.listeners hold (the debugger is one, from minilazy.inspect): called with (cause,
 # cut, donation mask, compiled (not a cache hit), seconds) after every barrier.
 BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
+Bind = Callable[[list[Node]], None]  # what receives a program's result leaves
+T = TypeVar("T")
 
 
-@contextlib.contextmanager
-def policy(p: BarrierPolicy | None = None, **changes: Any) -> Iterator[BarrierPolicy]:
-    """Use ``p`` (or the current policy with ``changes``) inside a ``with`` block.
+class Donor(Protocol):
+    """Which input buffers a program may consume (``minilazy.parts.refcounts``)."""
 
-    The block's policy holds in this thread (and async task) only.
+    def mask(self, c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
+        """For each of ``c``'s parameters, whether its buffer may become an output's."""
+
+
+class Stager(Protocol):
+    """What runs a graph too deep for one program in stages (``minilazy.parts.staging``)."""
+
+    def staged(self, roots: Sequence[Node], c: Cut, cause: str, bind: Bind) -> bool:
+        """Run ``c`` in stages if it is too deep for one program; whether it did."""
+
+
+class Signals(Protocol):
+    """Signal safety (``minilazy.parts.signals``): interruptions told apart, signals held."""
+
+    def interruption(self, error: BaseException) -> BaseException | None:
+        """The exception that interrupted a program, if ``error`` is one or came of one."""
+
+    def held(self, active: bool) -> contextlib.AbstractContextManager[None]:
+        """Hold back signals inside the block (when ``active``)."""
+
+
+class Parts:
+    """The parts the barrier asks, which ``import minilazy`` installs (``minilazy.parts``).
+
+    Without them the engine computes the same values: nothing is donated, a deep graph is
+    compiled in one piece, and a program's every exception but ``KeyboardInterrupt`` is its own.
 
     Example:
-        >>> import minilazy as ml
-        >>> with ml.policy(observe_all=True) as p:
-        ...     p.observe_all
+        >>> Parts().donor is None
         True
     """
-    new = replaced(p, changes)
-    token = OVERRIDE.set(new)
-    try:
-        yield new
-    finally:
-        OVERRIDE.reset(token)
+
+    def __init__(self) -> None:
+        self.donor: Donor | None = None
+        self.stager: Stager | None = None
+        self.signals: Signals | None = None
 
 
-def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
-    """Run every op as it is recorded (op by op), inside a ``with`` block: for debugging.
+PARTS: Final = Parts()
+
+
+class ProgramFailed(Exception):
+    """A program's own failure, ``error`` (lowering, compiling, running it, a failed input).
+
+    The one exception that fails tensors for good (the barrier unwraps it).
+    """
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def interruption(error: BaseException) -> BaseException | None:
+    """The exception that interrupted a program, if ``error`` is (or came of) one, else None.
+
+    ``KeyboardInterrupt`` (no ``Exception``), or what the installed :class:`Signals` finds: a
+    signal handler's exception, also when a library wrapped it.
 
     Example:
-        >>> import minilazy as ml
-        >>> with ml.eager():
-        ...     y = ml.ones((2,)) * 3.0
-        ...     y.is_pending
-        False
+        >>> interruption(ValueError("raised by the program itself")) is None
+        True
     """
-    return policy(eager=True)
+    if PARTS.signals is not None:
+        return PARTS.signals.interruption(error)
+    return None if isinstance(error, Exception) else error
+
+
+def own(step: Callable[..., T], *args: Any) -> T:
+    """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
+
+    Unless it is (or came of) an :func:`interruption`, raised as it is: the same program may
+    well run next time.
+
+    Example:
+        >>> try:
+        ...     own(int, "x")
+        ... except ProgramFailed as e:
+        ...     type(e.error).__name__
+        'ValueError'
+    """
+    try:
+        return step(*args)
+    except Exception as e:
+        cause = interruption(e)
+        if cause is e:
+            raise
+        if cause is not None:
+            raise cause from None
+        raise ProgramFailed(e) from e
 
 
 # -- one program: cut, compile or hit, execute -------------------------------------------------
-Bind = Callable[[list[Node]], None]
+def execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bind: Bind) -> None:
+    """Run the program of ``roots`` on ``device`` and hand their result leaves to ``bind``.
 
-
-def _execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bind: Bind) -> None:
-    """Run the program of ``roots`` and hand their result leaves to ``bind``."""
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,)) * 3.0
+        >>> execute([x._node], x.device, False, "sync", lambda leaves: print(leaves))
+        [<Node data f64[2]>]
+    """
     c = cut(roots, device)
     if ENGINE.failures:
-        donation.own(_check_inputs, c)
-    donated = donation.DONATION.mask(c, roots) if donate else (False,) * len(c.params)
+        own(_check_inputs, c)
+    donated = PARTS.donor.mask(c, roots) if donate and PARTS.donor else (False,) * len(c.params)
     start = time.perf_counter()
     entry = CACHE.lookup(c, donated)
     hit = entry is not None
     if entry is None:
-        limit = current_policy().max_depth
-        found = bands(c.order, limit) if len(c.order) > limit else None
-        if found is not None:  # too deep for one program (a cached key never is)
-            _stages(roots, c.order, found, device, cause, bind)
-            return
-        entry = donation.own(CACHE.compile, c, donated)
+        if PARTS.stager is not None and PARTS.stager.staged(roots, c, cause, bind):
+            return  # too deep for one program: run in stages (a cached key never is)
+        entry = own(CACHE.compile, c, donated)
     else:
         COUNTERS.cache_hits += 1
     args = [*(p.payload for p in c.params), *_packed(c)]
-    with donation.interrupts_deferred(any(donated) and entry.ran):
+    held = PARTS.signals.held(any(donated) and entry.ran) if PARTS.signals else None
+    with held or contextlib.nullcontext():
         try:
-            outs = donation.own(runtime.execute, entry, args)
+            outs = own(runtime.execute, entry, args)
             if entry.placements is None:
                 bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
             else:  # results on a mesh: their leaves say how they are split
                 bind([data_leaf(b, r.shape, r.dtype, s or NONE)
                       for r, b, s in zip(roots, outs, entry.placements)])
         except Exception as e:  # the tensors are as they were, unless donated inputs are gone
-            _mark_lost(c, donated, e.error if isinstance(e, donation.ProgramFailed) else e)
+            _mark_lost(c, donated, e.error if isinstance(e, ProgramFailed) else e)
             raise
     seconds = time.perf_counter() - start
     for listener in ENGINE.listeners:
@@ -150,42 +214,6 @@ def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
     return out
 
 
-def _store(into: dict[Node, Node], nodes: list[Node], leaves: list[Node]) -> None:
-    into.update(zip(nodes, leaves))
-
-
-def _stages(roots: Sequence[Node], order: Sequence[Node], found: list[list[Node]],
-            device: Device, cause: str, bind: Bind) -> None:
-    """Run a graph too deep for one program band by band (``cut.bands``).
-
-    Each band's results that later bands read become their parameters.
-    """
-    band_of = {n: k for k, band in enumerate(found) for n in band}
-    read_until = dict.fromkeys(roots, len(found) - 1)  # the last band that reads each node
-    for n in order:
-        k = band_of.get(n, -1)
-        for o in n.operands:
-            if read_until.get(o, -1) < k:
-                read_until[o] = k
-    new: dict[Node, Node] = {}  # a node -> the node the next band reads in its place
-
-    def rewrite(band: list[Node]) -> None:
-        for n in band:
-            operands = tuple([new.get(o, o) for o in n.operands])
-            new[n] = n if operands == n.operands else Node(
-                n.op, operands, n.attrs, n.shape, n.dtype, None, n.site)
-
-    for k, band in enumerate(found[:-1]):
-        rewrite(band)
-        outs = [n for n in band if read_until.get(n, -1) > k]
-        programs = [new[n] for n in outs]
-        for n in band:  # what no later band reads is dropped as soon as it is computed
-            del new[n]
-        _execute(programs, device, False, "stage", functools.partial(_store, new, outs))
-    rewrite(found[-1])
-    _execute([new.get(r, r) for r in roots], device, False, cause, bind)
-
-
 # -- a group of tensors on one device ----------------------------------------------------------
 def _run(group: Sequence[Handle], device: Device, donate: bool, cause: str) -> None:
     """Materialise ``group`` in one program (a few for a very deep graph), then rebind it."""
@@ -198,7 +226,7 @@ def _run(group: Sequence[Handle], device: Device, donate: bool, cause: str) -> N
         for t in group:  # each tensor still on its root (an inner barrier may have rebound it)
             t._node = results.get(t._node, t._node)
 
-    _execute(roots, device, donate, cause, bind)
+    execute(roots, device, donate, cause, bind)
 
 
 def _fail(t: Handle, error: Exception) -> None:
@@ -224,7 +252,7 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
             continue
         try:
             _run(part, device, donate, cause)
-        except donation.ProgramFailed as failed:
+        except ProgramFailed as failed:
             e = failed.error
             if len(part) == 1:
                 _fail(part[0], e)
@@ -236,9 +264,20 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
     return first
 
 
-def _barrier(tensors: Sequence[Handle], cause: str, donate: bool) -> None:
-    """Materialise the pending ``tensors``; raise the first failing tensor's error, if any."""
-    failure = _materialise_or_failure(tensors, cause, donate)
+def materialise(tensors: Sequence[Handle], cause: str, donate: bool = False) -> None:
+    """A barrier named ``cause``: materialise the pending ``tensors`` (and what they read).
+
+    Raises the first failing tensor's error, if any, once everything else is materialised.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones((2,)) * 2.0
+        >>> materialise([x], "nonzero")
+        >>> x.is_pending
+        False
+    """
+    with ENGINE.lock:
+        failure = _attempt(tensors, cause, donate)
     if failure is not None:
         try:
             raise failure
@@ -246,8 +285,7 @@ def _barrier(tensors: Sequence[Handle], cause: str, donate: bool) -> None:
             del failure  # the frame must not hold its own exception: a cycle
 
 
-def _materialise_or_failure(tensors: Sequence[Handle], cause: str,
-                            donate: bool) -> Exception | None:
+def _attempt(tensors: Sequence[Handle], cause: str, donate: bool) -> Exception | None:
     """Materialise the pending ``tensors``: one program per device, nothing lost on failure."""
     COUNTERS.barriers += 1
     COUNTERS.barrier_causes[cause] += 1
@@ -282,7 +320,7 @@ def mark_step(cause: str = "mark_step") -> None:
     """
     with ENGINE.lock:
         try:
-            _barrier(LIVE.tensors(), cause, current_policy().donate)
+            materialise(LIVE.tensors(), cause, current_policy().donate)
         finally:
             ENGINE.pending = 0
 
@@ -300,8 +338,7 @@ def sync(*tensors: Handle) -> None:
     for t in tensors:
         if not isinstance(getattr(t, "_node", None), Node):
             raise TypeError(f"sync() takes tensors, got {type(t).__name__}")
-    with ENGINE.lock:
-        _barrier(tensors, "sync", donate=False)
+    materialise(tensors, "sync")
 
 
 def wait(*tensors: Handle) -> None:
@@ -324,50 +361,7 @@ def wait(*tensors: Handle) -> None:
         runtime.block_until_ready(payload)
 
 
-# -- what the tensor calls: observations, host fallbacks, auto-cuts -----------------------------
-def value(tensor: Handle, cause: str) -> Any:
-    """Materialise ``tensor`` (an observation barrier named ``cause``); its device buffer.
-
-    Example:
-        >>> import minilazy as ml
-        >>> value(ml.ones((2,)) * 2.0, "numpy").shape
-        (2,)
-    """
-    if tensor._node.op is not Op.DATA:
-        COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
-        if current_policy().observe_all:
-            mark_step(cause)
-        else:
-            with ENGINE.lock:
-                _barrier([tensor], cause, donate=False)
-    payload = tensor._node.payload
-    if type(payload) is Failure:
-        payload.throw()
-    return payload
-
-
-def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
-    """Materialise ``tensor`` and return a writable host copy of its values.
-
-    Example:
-        >>> import minilazy as ml
-        >>> to_host(ml.ones((2,)) * 2.0, "numpy").tolist()
-        [2.0, 2.0]
-    """
-    return runtime.copy_to_host(value(tensor, cause))
-
-
-def materialise(tensors: Sequence[Handle], cause: str) -> None:
-    """A barrier named ``cause`` that materialises ``tensors`` (a host fallback's inputs).
-
-    Example:
-        >>> import minilazy as ml
-        >>> materialise([ml.ones((2,)) * 2.0], "nonzero")
-    """
-    with ENGINE.lock:
-        _barrier(tensors, cause, donate=False)
-
-
+# -- what recording calls: eager mode and the auto-cut ----------------------------------------
 def after_record(tensor: Handle) -> None:
     """What ``record`` calls in eager mode (run ``tensor`` now), or at the pending limit.
 
@@ -381,8 +375,7 @@ def after_record(tensor: Handle) -> None:
     """
     p = current_policy()
     if p.eager:
-        with ENGINE.lock:
-            _barrier([tensor], "eager", donate=False)
+        materialise([tensor], "eager")
         return
     with ENGINE.lock:
         live = LIVE.tensors()
@@ -391,7 +384,7 @@ def after_record(tensor: Handle) -> None:
             ENGINE.pending = min(n, p.max_pending_nodes // 2)
             return
         try:  # a program's failure is not raised here: the failing tensors hold it
-            e = _materialise_or_failure(live, "auto", p.donate)
+            e = _attempt(live, "auto", p.donate)
         finally:
             ENGINE.pending = 0
         if e is not None:

@@ -231,30 +231,3 @@ class Cuts:
 
 
 CUTS: Final = Cuts()
-
-
-def bands(order: Sequence[Node], limit: int) -> list[list[Node]] | None:
-    """The ops of ``order`` grouped by depth, ``limit`` levels a band; ``None`` if one band.
-
-    A node's depth is the longest chain of ops from a leaf to it. Every chain inside one band
-    is at most ``limit`` ops long, so a graph too deep to compile in one piece runs band by band,
-    each band's results feeding the next as parameters.
-
-    Example:
-        >>> import minilazy as ml
-        >>> x = ml.ones((2,))
-        >>> for _ in range(4):
-        ...     x = ml.exp(x)
-        >>> [len(b) for b in bands(tuple(linearize([x._node])), 2)]  # broadcast, 4 x exp
-        [2, 2, 1]
-    """
-    depth: dict[Node, int] = {}
-    found: list[list[Node]] = []
-    for n in order:
-        d = depth[n] = 1 + max([depth[o] for o in n.operands], default=-1)
-        if d:
-            band = (d - 1) // limit
-            while len(found) <= band:
-                found.append([])
-            found[band].append(n)
-    return found if len(found) > 1 else None

@@ -24,6 +24,7 @@ Never imports jax.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import dataclasses
 import functools
@@ -31,7 +32,7 @@ import os
 import sys
 import threading
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any, Final, Literal, Protocol
@@ -243,6 +244,39 @@ def set_policy(p: BarrierPolicy) -> None:
     if not isinstance(p, BarrierPolicy):
         raise TypeError(f"set_policy takes a BarrierPolicy, got {type(p).__name__}")
     ENGINE.default = p
+
+
+@contextlib.contextmanager
+def policy(p: BarrierPolicy | None = None, **changes: Any) -> Iterator[BarrierPolicy]:
+    """Use ``p`` (or the current policy with ``changes``) inside a ``with`` block.
+
+    The block's policy holds in this thread (and async task) only.
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.policy(observe_all=True) as p:
+        ...     p.observe_all
+        True
+    """
+    new = replaced(p, changes)
+    token = OVERRIDE.set(new)
+    try:
+        yield new
+    finally:
+        OVERRIDE.reset(token)
+
+
+def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
+    """Run every op as it is recorded (op by op), inside a ``with`` block: for debugging.
+
+    Example:
+        >>> import minilazy as ml
+        >>> with ml.eager():
+        ...     y = ml.ones((2,)) * 3.0
+        ...     y.is_pending
+        False
+    """
+    return policy(eager=True)
 
 
 def install(namespace: Any = None, numpy_policy: Any = None, **parts: Part) -> None:

@@ -15,13 +15,13 @@ from typing import Any
 
 import numpy as np
 
-from minilazy.core import barrier, dtypes
+from minilazy.core import barrier, dtypes, runtime
 from minilazy.core.attrs import Attrs, Sharding
 from minilazy.core.dtypes import DType, Number
 from minilazy.core.infer import INFER, describe
 from minilazy.core.ir import Device, Failure, Node, Op
 from minilazy.core.metrics import COUNTERS
-from minilazy.core.state import ENGINE, LIVE, OVERRIDE, user_site
+from minilazy.core.state import ENGINE, LIVE, OVERRIDE, Handle, current_policy, user_site
 
 
 def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> Tensor:
@@ -67,6 +67,38 @@ def install(cls: type[Tensor]) -> None:
     """
     global _made
     _made = cls
+
+
+# -- observation: a barrier on one tensor, then its value ------------------------------------
+def value(tensor: Handle, cause: str) -> Any:
+    """Materialise ``tensor`` (an observation barrier named ``cause``); its device buffer.
+
+    Example:
+        >>> import minilazy as ml
+        >>> value(ml.ones((2,)) * 2.0, "numpy").shape
+        (2,)
+    """
+    if tensor._node.op is not Op.DATA:
+        COUNTERS.observation_sites[f"{cause}() at {user_site()}"] += 1
+        if current_policy().observe_all:
+            barrier.mark_step(cause)
+        else:
+            barrier.materialise([tensor], cause)
+    payload = tensor._node.payload
+    if type(payload) is Failure:
+        payload.throw()
+    return payload
+
+
+def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
+    """Materialise ``tensor`` and return a writable host copy of its values.
+
+    Example:
+        >>> import minilazy as ml
+        >>> to_host(ml.ones((2,)) * 2.0, "numpy").tolist()
+        [2.0, 2.0]
+    """
+    return runtime.copy_to_host(value(tensor, cause))
 
 
 def _check_size_one(t: Tensor, what: str) -> None:
@@ -169,43 +201,43 @@ class Tensor:
     # -- observations: barriers ----------------------------------------------------------------
     def numpy(self) -> np.ndarray[Any, Any]:
         """Materialise and return a writable NumPy copy (an observation barrier)."""
-        return barrier.to_host(self, "numpy")
+        return to_host(self, "numpy")
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
         if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
             raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
-        return np.asarray(barrier.to_host(self, "__array__"), dtype=dtype)
+        return np.asarray(to_host(self, "__array__"), dtype=dtype)
 
     def item(self) -> Number:
         """The single element as a Python scalar (an observation barrier)."""
         _check_size_one(self, "item()")
-        value: Number = barrier.to_host(self, "item").item()
+        value: Number = to_host(self, "item").item()
         return value
 
     def tolist(self) -> Any:
         """The values as nested Python lists (an observation barrier)."""
-        return barrier.to_host(self, "tolist").tolist()
+        return to_host(self, "tolist").tolist()
 
     def __bool__(self) -> bool:
         _check_size_one(self, "bool()")
-        return bool(barrier.to_host(self, "bool").item())
+        return bool(to_host(self, "bool").item())
 
     def __int__(self) -> int:
         check_scalar(self, "int()")
-        return int(barrier.to_host(self, "int").item())
+        return int(to_host(self, "int").item())
 
     def __float__(self) -> float:
         check_scalar(self, "float()")
-        return float(barrier.to_host(self, "float").item())
+        return float(to_host(self, "float").item())
 
     def __index__(self) -> int:
         if self.ndim or self.dtype not in dtypes.INTEGER:
             raise TypeError(f"only 0-d integer tensors can be used as an index, got "
                             f"{describe(self._node)}")
-        return int(barrier.to_host(self, "index").item())
+        return int(to_host(self, "index").item())
 
     def __str__(self) -> str:
-        return str(barrier.to_host(self, "str"))
+        return str(to_host(self, "str"))
 
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else format(self.item(), spec)

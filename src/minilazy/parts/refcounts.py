@@ -1,6 +1,6 @@
 """Refcount donation: a program may consume an input buffer that nothing else can read again.
 
-A part of the engine (``import minilazy`` installs it as core's ``donation.DONATION.donor``):
+A part of the engine (``import minilazy`` installs it as the barrier's ``PARTS.donor``):
 without it nothing is donated, and the values are the same. A buffer is *donated* when the
 program writes its output into it, so an in-place parameter update needs no new memory; that
 destroys the input, so this part allows it only when no live tensor holds the buffer, no node
@@ -19,8 +19,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from minilazy.core.attrs import NONE
+from minilazy.core.barrier import PARTS, Parts
 from minilazy.core.cut import Cut, cut
-from minilazy.core.donation import DONATION, Donation
 from minilazy.core.ir import Device, Node, Op
 from minilazy.core.state import LIVE, Handle
 
@@ -104,12 +104,11 @@ def mask(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
 
 
 class RefcountDonor:
-    """The :class:`~minilazy.core.donation.Donor` of this module: :func:`mask`.
+    """The :class:`~minilazy.core.barrier.Donor` of this module: :func:`mask`.
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.core.donation import DONATION
-        >>> type(DONATION.donor).__name__
+        >>> type(PARTS.donor).__name__
         'RefcountDonor'
     """
 
@@ -118,14 +117,13 @@ class RefcountDonor:
         return mask(c, roots)
 
 
-def install(donation: Donation = DONATION) -> None:
-    """Let ``donation`` donate the buffers :func:`mask` allows (what ``import minilazy`` does).
+def install(parts: Parts = PARTS) -> None:
+    """Let the barrier donate the buffers :func:`mask` allows (what ``import minilazy`` does).
 
     Example:
-        >>> from minilazy.core.donation import Donation
-        >>> d = Donation()
-        >>> install(d)
-        >>> type(d.donor).__name__
+        >>> p = Parts()
+        >>> install(p)
+        >>> type(p.donor).__name__
         'RefcountDonor'
     """
-    donation.donor = RefcountDonor()
+    parts.donor = RefcountDonor()

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeVar
 
-from minilazy.core.donation import interruption
+from minilazy.core.barrier import interruption
 from minilazy.persist import trust
 from minilazy.persist.diskformat import Untrusted, contents, pack, unpack
 from minilazy.persist.keys import Entry

@@ -198,23 +198,27 @@ def bare() -> MinilazyAdapter:
 
     ``import minilazy`` installs parts into core (``minilazy.parts``, the persistent cache);
     this takes them out again, for the rest of the process: every cut is walked (no plans),
-    no buffer is donated, no program is kept on disk. Slower, and the same values: the oracle
-    holds it to every rule but the capabilities it no longer has (donation, persistence).
+    no buffer is donated, a deep graph compiles in one piece (no stages), every exception of a
+    program is its own (no signal safety), no program is kept on disk. Slower, and the same
+    values: the oracle holds it to every rule but the capabilities it no longer has (donation,
+    persistence).
 
     Example:
         >>> from minilazy.core.cut import CUTS
         >>> adapter = bare()
         >>> adapter.name, CUTS.planner is None, "donation" in adapter.capabilities
         ('minilazy-bare', True, False)
-        >>> from minilazy.parts import plans, refcounts
+        >>> from minilazy.parts import plans, refcounts, signals, staging
         >>> from minilazy.persist import executables
-        >>> plans.install(); refcounts.install(); executables.install()  # (put back)
+        >>> for part in (plans, refcounts, signals, staging, executables):
+        ...     part.install()  # (put back)
     """
+    from minilazy.core.barrier import PARTS
     from minilazy.core.cache import CACHE
     from minilazy.core.cut import CUTS
-    from minilazy.core.donation import DONATION
 
-    CUTS.planner, DONATION.donor, CACHE.store = None, None, None
+    CUTS.planner, CACHE.store = None, None
+    PARTS.donor = PARTS.stager = PARTS.signals = None
     adapter = MinilazyAdapter("cpu")
     adapter.name = "minilazy-bare"
     adapter.capabilities -= {"donation", "persistent"}

@@ -375,7 +375,7 @@ def autocut_limit_grows() -> MinilazyAdapter:
     No two cuts of a loop then hold the same ops: every cut compiles a program of its own.
     """
     # as the barrier imported them
-    real, cut = state.current_policy, barrier._materialise_or_failure
+    real, cut = state.current_policy, barrier._attempt
     grown = [1.0]
 
     def policy() -> state.BarrierPolicy:
@@ -385,8 +385,9 @@ def autocut_limit_grows() -> MinilazyAdapter:
     def materialise(tensors: Sequence[Any], cause: str, donate: bool) -> Exception | None:
         if cause == "auto":
             grown[0] *= 1.1
-        return cut(tensors, cause, donate)
+        failure: Exception | None = cut(tensors, cause, donate)
+        return failure
 
     _set(barrier, "current_policy", policy)
-    _set(barrier, "_materialise_or_failure", materialise)
+    _set(barrier, "_attempt", materialise)
     return cpu()

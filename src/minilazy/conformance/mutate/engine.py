@@ -27,7 +27,7 @@ from minilazy.api import tensor as surface
 from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
-from minilazy.core import barrier, donation, infer, lowering, state
+from minilazy.core import barrier, infer, lowering, state
 from minilazy.core import cut as cutting
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
@@ -143,7 +143,7 @@ def donates_live_buffer() -> MinilazyAdapter:
             shapes = {(r.shape, r.dtype) for r in roots}
             return tuple((p.shape, p.dtype) in shapes for p in c.params)
 
-    _set(donation.DONATION, "donor", Reckless())
+    _set(barrier.PARTS, "donor", Reckless())
     return cpu()
 
 
@@ -411,13 +411,13 @@ def fallback_syncs_all() -> MinilazyAdapter:
 
 def fallback_counted_twice() -> MinilazyAdapter:
     """A host fallback of a pending input counts twice: its barrier counts as one too."""
-    real = barrier.materialise
+    real = barrier.materialise  # as the fallback module imported it
 
     def materialise(tensors: Sequence[Tensor], cause: str) -> None:
         COUNTERS.fallbacks += 1
         real(tensors, cause)
 
-    _set(barrier, "materialise", materialise)
+    _set(fallback, "materialise", materialise)
     return cpu()
 
 

@@ -25,7 +25,7 @@ from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
-from minilazy.core import barrier, donation, lowering, runtime, state
+from minilazy.core import barrier, lowering, runtime, state
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
 from minilazy.ops import sort as sort_family
@@ -97,7 +97,7 @@ def observing_shape_runs() -> MinilazyAdapter:
 # -- the cache -----------------------------------------------------------------------------------
 def never_donates() -> MinilazyAdapter:
     """No input buffer is ever donated: an update in place allocates a new buffer each step."""
-    _set(donation.DONATION, "donor", None)  # (core's own rule: nothing donated)
+    _set(barrier.PARTS, "donor", None)  # (core's own rule: nothing donated)
     return cpu()
 
 
@@ -359,7 +359,7 @@ def failed_group_fails_all() -> MinilazyAdapter:
         try:
             if part:
                 barrier._run(part, device, donate, cause)
-        except donation.ProgramFailed as failed:
+        except barrier.ProgramFailed as failed:
             for t in part:
                 barrier._fail(t, failed.error)
             return failed.error
