@@ -22,7 +22,7 @@ from minilazy.api import elementwise
 from minilazy.core import PIPELINE, infer, lowering
 from minilazy.core.attrs import Axis, Reduce
 from minilazy.core.ir import BINARY, FAMILY, UNARY, Node, Op
-from minilazy.inspect import printers
+from minilazy.introspect import printers
 from minilazy.ops.index_keys import At, Gap, Index, NewAxis, Span, Take
 
 PACKAGE = pathlib.Path(ml.__file__).parent
@@ -34,8 +34,8 @@ MAY_IMPORT = {
     "persist": {"core"},                    # the disk under the compile cache (a Store it calls)
     "parts": {"core"},                      # speed and robustness past the pipeline, installed
     "scaleout": {"core"},                   # shardings over meshes, the multi-process launcher
-    "inspect": {"core"},                    # printers, debugger, report, reference: read graphs
-    "ops": {"core", "inspect"},             # op families: their rules, into the tables below
+    "introspect": {"core"},                 # printers, debugger, report, reference: read graphs
+    "ops": {"core", "introspect"},          # op families: their rules, into the tables below
     "api": {"core", "scaleout", "ops"},     # the Array API namespace (asarray(sharding=...))
     "linalg": {"core", "api", "ops"},       # the standard's extensions
     "fft": {"core", "api", "ops"},
@@ -113,6 +113,13 @@ def test_a_package_imports_only_what_the_floor_plan_allows(module):
     wrong = {m for m in mine if _package(m) not in MAY_IMPORT[me] | {me}}
     assert not wrong, f"{module} ({me}) imports {sorted(wrong)}; {me} may import " \
                       f"{sorted(MAY_IMPORT[me])}"
+
+
+def test_no_module_is_named_like_a_standard_library_module():
+    # `import inspect` in a module beside minilazy's own `inspect` read the wrong one in tools
+    # and tutorials; `random` stays: ml.random is a fixed public name (the design card's).
+    named = {m for m in MODULES if set(m.split(".")) & sys.stdlib_module_names}
+    assert named == {"random"}
 
 
 def test_every_module_is_in_the_floor_plan():
@@ -220,7 +227,7 @@ def test_core_alone_holds_its_own_ops_and_the_families_register_the_rest():
         "before = {op.name for op in Op if op in infer.INFER or op in lowering.LOWER\n"
         "          or op in FAMILY}\n"
         "import minilazy.ops\n"
-        "from minilazy.inspect import pycode, reference\n"
+        "from minilazy.introspect import pycode, reference\n"
         "tables = (FAMILY, infer.INFER, lowering.LOWER, reference.REFERENCE, pycode.PYTHON)\n"
         "after = {op.name for op in Op if all(op in t for t in tables)}\n"
         "print(json.dumps([sorted({op.name for op in Op} - before), sorted(after)]))\n")

@@ -189,7 +189,6 @@ from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
 from minilazy.core import tracer as _tracer
-from minilazy.core.attrs import Mesh
 from minilazy.core.barrier import mark_step, sync, wait
 from minilazy.core.cache import CACHE as _CACHE
 from minilazy.core.dtypes import bool_ as bool
@@ -210,19 +209,18 @@ from minilazy.core.dtypes import (
     uint64,
 )
 from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
-from minilazy.core.metrics import Metrics, reset_metrics
 from minilazy.core.runtime import default_device, devices
 from minilazy.core.state import BarrierPolicy, current_policy, eager, policy, set_policy
-from minilazy.inspect import debug as _debug
-from minilazy.inspect.debug import (
+from minilazy.introspect import debug as _debug
+from minilazy.introspect.debug import (
     CompileRecord,
     RecompileWarning,
     compile_history,
     current_debug_level,
     debug,
 )
-from minilazy.inspect.printers import Graph, graph
-from minilazy.inspect.report import metrics, metrics_report
+from minilazy.introspect.printers import Graph, graph
+from minilazy.introspect.report import Metrics, metrics, metrics_report, reset_metrics
 from minilazy.linalg.einsum import einsum
 from minilazy.parts import plans as _plans
 from minilazy.parts import refcounts as _refcounts
@@ -232,6 +230,7 @@ from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
 from minilazy.scaleout import processes as _processes
+from minilazy.scaleout.meshes import Mesh
 from minilazy.scaleout.sharding import mark_sharding
 
 __version__ = "0.1.0"

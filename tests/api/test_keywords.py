@@ -36,7 +36,7 @@ RTOL = {2: 4e-3, 4: 4e-6, 8: 1e-12}
 
 # Keywords no row passes, and why. The engine's own functions have no NumPy counterpart.
 EXEMPT: dict[tuple[str, str], str] = {
-    **{(f, k): "the engine's, not NumPy's: tests/core and tests/inspect check it" for f, k in (
+    **{(f, k): "the engine's, not NumPy's: tests/core and tests/introspect check it" for f, k in (
         ("mark_step", "cause"), ("policy", "p"), ("policy", "changes"), ("debug", "level"),
         ("set_cache_dir", "max_bytes"), ("devices", "platform"))},
     **{(f, "argnums"): "autodiff: tests/autodiff checks it against jax.grad"

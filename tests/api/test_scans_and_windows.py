@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 
 DTYPES = [np.float64, np.float32, np.int8, np.int32, np.uint8, np.bool_]
 

@@ -31,7 +31,7 @@ import pytest
 
 import minilazy as ml
 from minilazy.core.ir import Op
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 from minilazy.ops.complex import special_values
 
 PI = math.pi

@@ -115,7 +115,7 @@ def test_a_repeated_step_follows_its_plan_and_a_one_off_makes_none():
 def test_a_plan_of_one_root_twice_never_takes_two_roots_for_one():
     """Roots ``[a, a]`` and ``[a, b]`` (``b`` the same op on other data) have the same digests:
     the first's plan must not map ``b`` where it has ``a`` (it gave ``b``'s value for ``a``)."""
-    from minilazy.inspect import reference
+    from minilazy.introspect import reference
 
     x_np, y_np = np.arange(3, dtype=np.float32), np.arange(10, 13, dtype=np.float32)
     for _ in range(3):

@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 
 xp = pytest.importorskip("array_api_strict")
 

@@ -25,7 +25,7 @@ from minilazy.autodiff.tape import TAPES
 from minilazy.core import state
 from minilazy.core.cache import CACHE
 from minilazy.core.metrics import COUNTERS
-from minilazy.inspect.debug import DEBUGGER
+from minilazy.introspect.debug import DEBUGGER
 from minilazy.parts.plans import PLANS
 from minilazy.persist.diskcache import SETTINGS
 

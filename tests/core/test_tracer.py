@@ -18,7 +18,7 @@ import minilazy as ml
 from minilazy.core import tracer
 from minilazy.core.attrs import NONE
 from minilazy.core.ir import Op
-from minilazy.inspect import pycode
+from minilazy.introspect import pycode
 
 FLOATS = hnp.arrays(np.float64, hnp.array_shapes(max_dims=3, max_side=4),
                     elements=st.floats(-5, 5))
@@ -49,7 +49,7 @@ def test_every_tensor_is_the_installed_class():
 
 def test_only_the_tracer_makes_tensors_of_core_s_class():
     # Core's Tensor(...) called directly makes a tensor without operators or methods, which the
-    # namespace then takes for host data (inspect's replayed scalars did): use tracer.wrap.
+    # namespace then takes for host data (introspect's replayed scalars did): use tracer.wrap.
     package = pathlib.Path(ml.__file__).parent
     calls = []
     for path in package.rglob("*.py"):

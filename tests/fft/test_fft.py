@@ -18,7 +18,7 @@ from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
 from minilazy.core.ir import Op
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 from minilazy.ops.fft import Kind
 
 xp = pytest.importorskip("array_api_strict")

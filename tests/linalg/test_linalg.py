@@ -24,7 +24,7 @@ from hypothesis.extra import numpy as hnp
 import minilazy as ml
 from minilazy.autodiff.vjps import VJP
 from minilazy.core.ir import Op, ShapeError
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 
 xp = pytest.importorskip("array_api_strict")
 

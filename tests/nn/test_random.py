@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import minilazy as ml
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 
 M = np.uint32
 

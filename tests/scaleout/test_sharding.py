@@ -236,7 +236,7 @@ def test_one_program_on_two_meshes_fails_alone(mesh):
 
 def test_the_printed_program_replays_with_the_same_key(mesh):
     from minilazy.core.cut import cut
-    from minilazy.inspect.pycode import source
+    from minilazy.introspect.pycode import source
 
     x = ml.asarray(np.ones((8, 2)), sharding=(mesh, ("data", None)))
     y = ml.mark_sharding(ml.exp(x) + 1.0, mesh, (None, None))

@@ -16,14 +16,15 @@ from typing import Any
 import numpy as np
 
 from minilazy.api.axes import integers
-from minilazy.api.host import host_array, host_data
+from minilazy.api.host import checked, host_array, host_data
 from minilazy.api.keywords import keywords
 from minilazy.api.scalars import scalar
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes, runtime
-from minilazy.core.attrs import NONE, Cast, Iota, Mesh, Spec, ToShape, checked
+from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
 from minilazy.core.dtypes import DType, DTypeLike, Number, Scalar, sized
 from minilazy.core.ir import Device, DeviceError, Node, Op
+from minilazy.scaleout.meshes import Mesh
 from minilazy.scaleout.sharding import mark_sharding, placed_data, placement
 
 ShapeLike = int | Sequence[int]

@@ -90,3 +90,20 @@ def check_power(base: DType, exponent: Any) -> None:
     power = dtypes.result_type(base, exponent if is_weak(exponent) else e.dtype)
     if power in dtypes.INTEGER and e.dtype.kind in "iu" and e.size and e.min() < 0:
         raise ValueError("Integers to negative integer powers are not allowed.")
+
+
+def checked(device: object, where: str) -> Device:
+    """``device`` if it is a :class:`Device`; else ``TypeError`` at the call that passed it.
+
+    (A string such as ``"cpu"`` taken as a device would fail every later barrier.)
+
+    Example:
+        >>> checked("cpu", "zeros")
+        Traceback (most recent call last):
+        ...
+        TypeError: zeros: device must be a minilazy Device (...), got str 'cpu'
+    """
+    if isinstance(device, Device):
+        return device
+    raise TypeError(f"{where}: device must be a minilazy Device (ml.devices(), "
+                    f"ml.default_device()), got {type(device).__name__} {device!r}")

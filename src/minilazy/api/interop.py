@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, Self, cast
 
 import numpy as np
 
+from minilazy.api.host import checked
 from minilazy.core import runtime, tracer
-from minilazy.core.attrs import checked
 from minilazy.core.ir import Device, Node, data_leaf
 from minilazy.core.state import ENGINE, namespace
 from minilazy.core.tracer import check_scalar

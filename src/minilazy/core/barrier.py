@@ -43,7 +43,7 @@ from minilazy.core.state import (
     live_pending_nodes,
 )
 
-# What ENGINE.listeners hold (the debugger is one, from minilazy.inspect): called with (cause,
+# What ENGINE.listeners hold (the debugger is one, from minilazy.introspect): called with (cause,
 # cut, donation mask, compiled (not a cache hit), seconds) after every barrier.
 BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
 Bind = Callable[[list[Node]], None]  # what receives a program's result leaves

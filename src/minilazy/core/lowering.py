@@ -104,7 +104,8 @@ def jax_mesh(mesh: Mesh) -> jax.sharding.Mesh:
 
     Example:
         >>> from minilazy.core.ir import Device
-        >>> jax_mesh(Mesh([Device("cpu", 0)], ("data",))).axis_names
+        >>> import minilazy as ml
+        >>> jax_mesh(ml.Mesh([Device("cpu", 0)], ("data",))).axis_names
         ('data',)
     """
     grid = np.empty(len(mesh.devices), dtype=object)

@@ -26,7 +26,7 @@ from minilazy.core.attrs import NoAttrs
 from minilazy.core.dtypes import DType
 from minilazy.core.infer import InType
 from minilazy.core.ir import BINARY, UNARY, Op
-from minilazy.inspect import pycode, reference
+from minilazy.introspect import pycode, reference
 from minilazy.ops.complex import special_values
 from minilazy.ops.integers import floor_divide, power, remainder, sign, truncated
 

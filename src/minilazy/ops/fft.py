@@ -27,7 +27,7 @@ from minilazy.core import dtypes, infer, ir, lowering
 from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, typed
 from minilazy.core.ir import Node, Op, Shape, ShapeError
-from minilazy.inspect import printers, pycode, reference
+from minilazy.introspect import printers, pycode, reference
 
 
 class Kind(enum.IntEnum):

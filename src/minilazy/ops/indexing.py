@@ -20,7 +20,7 @@ from minilazy.core import infer, ir, lowering
 from minilazy.core.attrs import Attrs, mismatch
 from minilazy.core.dtypes import DType, sized
 from minilazy.core.ir import Node, Op, Shape
-from minilazy.inspect import printers, pycode, reference
+from minilazy.introspect import printers, pycode, reference
 from minilazy.ops.index_keys import (
     Gap,
     Index,

@@ -24,7 +24,7 @@ from minilazy.core import dtypes, infer, ir, lowering
 from minilazy.core.attrs import Attrs, Reduce, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Node, Op, Shape
-from minilazy.inspect import printers, pycode, reference
+from minilazy.introspect import printers, pycode, reference
 
 
 class Scan(NamedTuple):

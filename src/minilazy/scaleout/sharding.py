@@ -18,10 +18,11 @@ from typing import Any, TypeVar
 import numpy as np
 
 from minilazy.core import runtime
-from minilazy.core.attrs import Mesh, Sharding, Spec
+from minilazy.core.attrs import Sharding, Spec
 from minilazy.core.ir import DeviceError, Failure, Node, Op, data_leaf
 from minilazy.core.state import ENGINE, user_site
 from minilazy.core.tracer import Tensor, record
+from minilazy.scaleout.meshes import Mesh
 
 T = TypeVar("T", bound=Tensor)  # a tensor of any class with the tracer in it: itself back
 

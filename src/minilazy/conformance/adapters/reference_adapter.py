@@ -1,7 +1,7 @@
 """minilazy's recording checked through its NumPy reference interpreter instead of XLA.
 
 Ops are recorded by minilazy exactly as usual; an observation evaluates the pending graph of the
-observed tensor with :func:`minilazy.inspect.reference.run` (nothing is compiled, run or
+observed tensor with :func:`minilazy.introspect.reference.run` (nothing is compiled, run or
 rebound), and the barrier does nothing. It checks the engine's recording, shape rules, dtype
 promotion and graph keys against NumPy, separately from the lowering to XLA. It declares only what
 it really has: no counters (nothing compiles), no pending state (nothing materialises), no sync.
@@ -15,7 +15,7 @@ import numpy as np
 
 import minilazy as ml
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter
-from minilazy.inspect import reference as interpreter
+from minilazy.introspect import reference as interpreter
 
 # Never auto-cut: an auto-cut would run the graph on XLA, which this adapter does not check.
 _NEVER = 1 << 62

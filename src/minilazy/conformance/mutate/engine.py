@@ -32,7 +32,7 @@ from minilazy.core import cut as cutting
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import OP_CODE, Node, Op, data_leaf
 from minilazy.core.metrics import COUNTERS
-from minilazy.inspect import printers
+from minilazy.introspect import printers
 from minilazy.ops.fft import Norm
 
 

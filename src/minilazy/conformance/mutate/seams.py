@@ -26,7 +26,7 @@ from minilazy.core import barrier, lowering, runtime, state
 from minilazy.core import cut as cutting
 from minilazy.core.ir import Node, Op
 from minilazy.core.state import BarrierPolicy
-from minilazy.inspect import printers
+from minilazy.introspect import printers
 from minilazy.ops.fft import Fft
 from minilazy.ops.sort import Sort
 

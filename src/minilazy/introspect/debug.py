@@ -1,6 +1,6 @@
 """Debugging: a line per barrier, and an answer to "why did this compile?".
 
-Part of ``minilazy.inspect``. It listens to every barrier (``ENGINE.listeners``). Each
+Part of ``minilazy.introspect``. It listens to every barrier (``ENGINE.listeners``). Each
 compile is explained by diffing the new graph against the nearest graph compiled before (the
 most ops in common, then the longest common prefix of their linearisations) and naming an input
 that differs, else the first node that differs: first sight, shape changed, dtype changed,
@@ -28,7 +28,7 @@ from minilazy.core.infer import describe
 from minilazy.core.ir import Device, Node
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, user_site
-from minilazy.inspect.printers import Graph
+from minilazy.introspect.printers import Graph
 
 # (op, attrs, shape, dtype, operand positions, placement) per node: a compiled graph remembered
 # without holding its nodes (or their buffers) alive. A sharding is kept apart from the other

@@ -1,6 +1,6 @@
 """The Python printer: a cut graph as plain minilazy code that records the same graph again.
 
-Part of ``minilazy.inspect``. :data:`PYTHON` maps every op to a rule writing the public call
+Part of ``minilazy.introspect``. :data:`PYTHON` maps every op to a rule writing the public call
 that records it (``ml.exp(v0)``, ``v1[2:, None]``, ``ml.sum(v3, axis=(1,))``); the few internal
 ops with no public function (``iota``, ``scatter_add``, an identity reshape) are written as
 :func:`replay` calls. Running the code rebuilds a graph with the same key: data are zeros of the
@@ -237,7 +237,7 @@ def source(c: Cut, default: Device) -> str:
         >>> print(source(cut([ml.exp(x)[0, ::-1]._node], x.device), x.device))
         import numpy as np
         import minilazy as ml
-        from minilazy.inspect.pycode import attrs, replay, scalar
+        from minilazy.introspect.pycode import attrs, replay, scalar
         <BLANKLINE>
         v0 = ml.asarray(np.zeros((2, 3), 'float32'))
         v1 = ml.exp(v0)
@@ -245,7 +245,7 @@ def source(c: Cut, default: Device) -> str:
         outputs = [v2]
     """
     lines = ["import numpy as np", "import minilazy as ml",
-             "from minilazy.inspect.pycode import attrs, replay, scalar", ""]
+             "from minilazy.introspect.pycode import attrs, replay, scalar", ""]
     names: list[str] = []
     for i, (node, ins) in enumerate(zip(c.order, c.operands)):
         if node.op is Op.SCALAR:

@@ -27,9 +27,9 @@ from minilazy.core.attrs import (
 )
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import FAMILY, Op
-from minilazy.inspect.debug import DEBUGGER
-from minilazy.inspect.printers import attrs_text
-from minilazy.inspect.pycode import PYTHON
+from minilazy.introspect.debug import DEBUGGER
+from minilazy.introspect.printers import attrs_text
+from minilazy.introspect.pycode import PYTHON
 from minilazy.ops.conv import Conv
 from minilazy.ops.fft import Fft
 from minilazy.ops.index_keys import At, Index

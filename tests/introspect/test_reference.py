@@ -13,7 +13,7 @@ from helpers import assert_matches
 from minilazy.conformance.registry import ops
 from minilazy.core.ir import Op
 from minilazy.core.lowering import LOWER
-from minilazy.inspect import reference
+from minilazy.introspect import reference
 from strategies import DTYPES, SHAPES, arrays, loop_exists, numpy_fn
 
 ELEMENTWISE = [s for s in ops().values() if s.kind == "elementwise"]
@@ -28,7 +28,7 @@ def test_reference_covers_every_op():
 @settings(max_examples=25)
 @given(data=st.data())
 def test_reference_elementwise_matches_numpy(spec, data):
-    """``minilazy.inspect.reference`` interprets every elementwise node as NumPy computes it,
+    """``minilazy.introspect.reference`` interprets every elementwise node as NumPy computes it,
     on mixed dtypes and broadcast shapes: exactly, whatever the op's tolerance class (NumPy)."""
     dts = data.draw(st.tuples(*[st.sampled_from(DTYPES)] * spec.arity)
                     .filter(lambda d: loop_exists(spec, *d)))

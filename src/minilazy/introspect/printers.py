@@ -33,7 +33,7 @@ from minilazy.core.dtypes import DTYPES
 from minilazy.core.infer import describe
 from minilazy.core.ir import Node, Op
 from minilazy.core.tracer import Tensor
-from minilazy.inspect.pycode import source
+from minilazy.introspect.pycode import source
 
 # How a node shows its attributes in IR text, by attribute type, where core's own rules below do
 # not say: an op family's, added by its module.
