@@ -33,7 +33,7 @@ MAY_IMPORT = {
     "core": set(),                          # the pipeline: nothing of minilazy outside core
     "persist": {"core"},                    # the disk under the compile cache (a Store it calls)
     "parts": {"core"},                      # speed and robustness past the pipeline, installed
-    "scaleout": {"core"},                   # shardings over meshes, the multi-process launcher
+    "scaleout": {"core", "introspect"},     # meshes (a part, and SHARD's rules), the launcher
     "introspect": {"core"},                 # printers, debugger, report, reference: read graphs
     "ops": {"core", "introspect"},          # op families: their rules, into the tables below
     "api": {"core", "scaleout", "ops"},     # the Array API namespace (asarray(sharding=...))
@@ -47,6 +47,7 @@ MAY_IMPORT = {
 }
 FACES = {"__init__", "__main__", "launch", "optim", "random"}  # the top level's modules
 JAX_ALLOWED = {"core.lowering", "core.runtime", "persist.executables", "scaleout.processes",
+               "scaleout.placement",
                # families whose lowering is lax's own, not a namespace's
                "ops.conv", "ops.indexing", "ops.elementwise", "ops.integers", "ops.complex",
                "ops.reductions"}
@@ -211,11 +212,12 @@ def test_every_rule_table_covers_every_op(table):
 # The ops whose rules live in a family module (minilazy/ops/), not in core's tables.
 FAMILY_OPS = {Op.FFT, Op.SORT, Op.ARGSORT, Op.LINALG, Op.CONV, Op.GETITEM, Op.SETITEM,
               Op.SCATTER_ADD, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY, Op.ALL,
-              Op.CUMSUM} | (UNARY | BINARY) - {Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV}
+              Op.CUMSUM, Op.SHARD} | (UNARY | BINARY) - {Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV}
 
 
 def test_core_alone_holds_its_own_ops_and_the_families_register_the_rest():
-    # In a fresh process: core's tables without the families, then after importing minilazy.ops.
+    # In a fresh process: core's tables without the families, then after importing minilazy.ops
+    # (and the mesh part, which registers SHARD's rules as a family does).
     # An empty package stands in for minilazy's __init__, which assembles everything.
     script = (
         "import importlib.util, sys, types\n"
@@ -226,7 +228,7 @@ def test_core_alone_holds_its_own_ops_and_the_families_register_the_rest():
         "from minilazy.core.ir import FAMILY, Op\n"
         "before = {op.name for op in Op if op in infer.INFER or op in lowering.LOWER\n"
         "          or op in FAMILY}\n"
-        "import minilazy.ops\n"
+        "import minilazy.ops, minilazy.scaleout.placement\n"
         "from minilazy.introspect import pycode, reference\n"
         "tables = (FAMILY, infer.INFER, lowering.LOWER, reference.REFERENCE, pycode.PYTHON)\n"
         "after = {op.name for op in Op if all(op in t for t in tables)}\n"

@@ -229,6 +229,7 @@ from minilazy.parts import staging as _staging
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
+from minilazy.scaleout import placement as _placement
 from minilazy.scaleout import processes as _processes
 from minilazy.scaleout.meshes import Mesh
 from minilazy.scaleout.sharding import mark_sharding
@@ -247,6 +248,7 @@ _signals.install()  # a signal handler's exception is no program's failure, and 
 _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 _processes.install()  # a launched process joins the others before JAX starts
+_placement.install()  # a program that reads a tensor placed over a mesh runs on the mesh
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.
 _state.install(namespace=_sys.modules[__name__], numpy_policy=_numpy_policy)
 _tracer.install(Tensor)  # the tensor core's record makes: the tracer with its surface

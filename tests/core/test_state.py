@@ -33,7 +33,7 @@ from minilazy.persist.diskcache import SETTINGS
 MEMOS = {
     "minilazy.api.scalars._WEAK": "a Python scalar's dtype per (op, type, dtype, side)",
     "minilazy.core.runtime._DEVICES": "one Device object per (platform, index)",
-    "minilazy.core.lowering.MESHES": "one jax Mesh per minilazy Mesh",
+    "minilazy.scaleout.placement.MESHES": "one jax Mesh per minilazy Mesh",
     "minilazy.random._LEAVES": "one scalar leaf per key value",
 }
 CONTAINERS = (dict, list, set, deque)

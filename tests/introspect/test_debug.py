@@ -22,7 +22,6 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Sharding,
     ToShape,
 )
 from minilazy.core.cache import CACHE
@@ -36,6 +35,7 @@ from minilazy.ops.index_keys import At, Index
 from minilazy.ops.linalg import Linalg
 from minilazy.ops.reductions import Scan
 from minilazy.ops.sort import Sort
+from minilazy.scaleout.meshes import Sharding
 
 
 def _sample():

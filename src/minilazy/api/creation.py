@@ -21,10 +21,10 @@ from minilazy.api.keywords import keywords
 from minilazy.api.scalars import scalar
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes, runtime
-from minilazy.core.attrs import NONE, Cast, Iota, Spec, ToShape
+from minilazy.core.attrs import NONE, Cast, Iota, ToShape
 from minilazy.core.dtypes import DType, DTypeLike, Number, Scalar, sized
 from minilazy.core.ir import Device, DeviceError, Node, Op
-from minilazy.scaleout.meshes import Mesh
+from minilazy.scaleout.meshes import Mesh, Spec
 from minilazy.scaleout.sharding import mark_sharding, placed_data, placement
 
 ShapeLike = int | Sequence[int]

@@ -27,6 +27,7 @@ from minilazy.core.dtypes import Number
 from minilazy.core.infer import describe
 from minilazy.core.ir import Device, DeviceError, Node, Op
 from minilazy.ops.index_keys import Index
+from minilazy.scaleout.meshes import Sharding
 
 # What ops accept besides tensors: Python numbers (weak scalars), NumPy arrays/scalars, lists.
 TensorLike: TypeAlias = "Tensor | Number | np.ndarray[Any, Any] | np.generic | list[Any]"
@@ -112,6 +113,16 @@ class Tensor(tracer.Tensor, NumPyMethods):
     __slots__ = ()
     __hash__ = object.__hash__  # by identity: __eq__ is elementwise, as in NumPy
     to = ArrayAPIMethods.to_device  # the short name, as in torch: t.to(device)
+
+    @property
+    def sharding(self) -> Sharding | None:
+        """How the tensor is split over a mesh (``ml.mark_sharding``), or ``None``.
+
+        Known without running anything: a placed or annotated tensor's sharding, a result's
+        once computed; ``None`` for one device (or while XLA has yet to choose).
+        """
+        attrs = self._node.attrs
+        return attrs if type(attrs) is Sharding else None
 
     @property
     def T(self) -> Tensor:

@@ -16,9 +16,8 @@ checked when a node is made; rules read the fields by name, with ``match``. Neve
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Final, NamedTuple, Protocol, TypeAlias
+from typing import Final, NamedTuple, TypeAlias
 
 
 @dataclass(frozen=True)
@@ -41,24 +40,6 @@ class Device:
 
     def __str__(self) -> str:
         return f"{self.platform}:{self.index}"
-
-
-class Mesh(Protocol):
-    """What core reads of a mesh: devices on a grid whose axes have names (``ml.Mesh`` is one).
-
-    Users build meshes with :class:`minilazy.scaleout.meshes.Mesh` (checked, and hashed the
-    same in every process: meshes are in cache keys).
-    """
-
-    devices: tuple[Device, ...]  # row-major over ``shape``
-    shape: tuple[int, ...]
-    axis_names: tuple[str, ...]
-
-    def size(self, axis_name: str) -> int:
-        """How many devices the mesh has along ``axis_name``."""
-
-    def __hash__(self) -> int:
-        """A stable CRC, the same in every process."""
 
 
 class NoAttrs(NamedTuple):
@@ -187,33 +168,6 @@ class Axis(NamedTuple):
 
     axis: int
 
-
-class Sharding(NamedTuple):
-    """How a tensor is split over a mesh: ``DATA`` placed so, or a ``SHARD`` annotation.
-
-    ``dims`` has one entry per tensor dimension: the positions of the mesh axes that dimension
-    is split over, in order (empty: replicated along it). Positions, not names: a name is a
-    ``str``, and ``str`` hashing differs from process to process.
-
-    Example:
-        >>> import minilazy as ml
-        >>> s = Sharding(ml.Mesh([ml.Device("cpu", 0)], ("data",)), ((0,), ()))
-        >>> s.spec
-        ('data', None)
-    """
-
-    mesh: Mesh
-    dims: tuple[tuple[int, ...], ...]
-
-    @property
-    def spec(self) -> tuple[str | tuple[str, ...] | None, ...]:
-        """The partition spec: per dimension a mesh axis name, a tuple of them, or ``None``."""
-        names = self.mesh.axis_names
-        return tuple(None if not d else names[d[0]] if len(d) == 1 else
-                     tuple(names[i] for i in d) for d in self.dims)
-
-# A user's partition spec: per dimension a mesh axis name, a tuple of them, or None.
-Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]
 
 # Any op's attributes: a NamedTuple of one family (core's here, an op family's in its module).
 Attrs: TypeAlias = tuple[object, ...]

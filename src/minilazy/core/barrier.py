@@ -30,7 +30,6 @@ from typing import Any, Final, Protocol, TypeVar
 import numpy as np
 
 from minilazy.core import runtime
-from minilazy.core.attrs import NONE
 from minilazy.core.cache import CACHE
 from minilazy.core.cut import Cut, cut, roots_of
 from minilazy.core.ir import Device, Failure, Node, Op, data_leaf, failed_leaf
@@ -174,8 +173,8 @@ def execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bin
             outs = own(runtime.execute, entry, args)
             if entry.placements is None:
                 bind([data_leaf(b, r.shape, r.dtype) for r, b in zip(roots, outs)])
-            else:  # results on a mesh: their leaves say how they are split
-                bind([data_leaf(b, r.shape, r.dtype, s or NONE)
+            else:  # results over a mesh: their leaves say how they are split
+                bind([data_leaf(b, r.shape, r.dtype, s)
                       for r, b, s in zip(roots, outs, entry.placements)])
         except Exception as e:  # the tensors are as they were, unless donated inputs are gone
             _mark_lost(c, donated, e.error if isinstance(e, ProgramFailed) else e)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from operator import attrgetter
 from typing import Final, Protocol
 
-from minilazy.core.attrs import Mesh, NoAttrs, Sharding
+from minilazy.core.attrs import NoAttrs
 from minilazy.core.dtypes import CODE, DType
 from minilazy.core.ir import Device, Node, Op
 
@@ -87,18 +87,6 @@ class Cut:
             first = sum(n for _, n in self.groups[:g])
             out.update({s: (g, k) for k, s in enumerate(self.scalars[first:first + count])})
         return out
-
-    @property
-    def mesh(self) -> Mesh | None:
-        """The mesh the program runs on: the one its shardings name (``None``: one device).
-
-        Raises ``ValueError`` when they name several: a program runs on one set of devices.
-        """
-        found = {n.attrs.mesh for n in self.order if type(n.attrs) is Sharding}
-        if len(found) > 1:
-            raise ValueError(f"one program cannot run on several meshes: "
-                             f"{sorted(map(repr, found))}; mark the tensors it reads on one mesh")
-        return found.pop() if found else None
 
     @property
     def operands(self) -> tuple[tuple[int, ...], ...]:

@@ -342,6 +342,5 @@ INFER: Final[dict[Op, Rule]] = {
     Op.SUM: _sum,
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
-    Op.SHARD: _same,
     Op.STOP_GRADIENT: _same, Op.PACK: _pack, Op.UNPACK: _unpack,
 }

@@ -27,7 +27,6 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Sharding,
     ToShape,
     mismatch,
 )
@@ -180,11 +179,11 @@ SHAPE_OPS: Final = frozenset({
 # The attribute family each op takes, checked when a node is made: core's (minilazy.core.attrs)
 # here; an op family's, defined in its module (minilazy.ops), added by it.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
-    Op.DATA: (NoAttrs, Sharding), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
+    Op.DATA: (NoAttrs,), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
     Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
     **dict.fromkeys([Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV], (NoAttrs,)), Op.SUM: (Reduce,),
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
-    Op.FLIP: (Axes,), Op.CONCAT: (Axis,), Op.SHARD: (Sharding,),
+    Op.FLIP: (Axes,), Op.CONCAT: (Axis,),
     Op.STOP_GRADIENT: (NoAttrs,), Op.PACK: (NoAttrs,), Op.UNPACK: (Piece,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
@@ -298,11 +297,11 @@ class Node:
 
 
 def data_leaf(buffer: object, shape: Shape, dtype: DType,
-              placed: NoAttrs | Sharding = NONE) -> Node:
+              placed: Attrs = NONE) -> Node:
     """A ``DATA`` leaf: device data that enters every graph that reads it as a parameter.
 
-    ``placed`` is the buffer's :class:`~minilazy.core.attrs.Sharding` when it is split over a mesh:
-    part of the leaf's digest, so programs reading it differently placed do not share a key.
+    ``placed`` says how the buffer is split over a mesh, if it is (``minilazy.scaleout``): part
+    of the leaf's digest, so programs reading it differently placed do not share a key.
 
     Example:
         >>> from minilazy.core.dtypes import float32

@@ -18,7 +18,7 @@ import contextlib
 import functools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, cast
 
 import jax
 import jax.numpy as jnp
@@ -26,16 +26,15 @@ import numpy as np
 from jax import lax
 
 from minilazy.core.attrs import (
+    Attrs,
     Axes,
     Axis,
     Constant,
     Contract,
     Iota,
-    Mesh,
     Permute,
     Piece,
     Reduce,
-    Sharding,
     ToShape,
     mismatch,
 )
@@ -46,8 +45,6 @@ from minilazy.core.ir import Device, Node, Op
 Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
 _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
-_PARTS: Final = cast(Callable[..., Any], jax.sharding.PartitionSpec)  # untyped in jax
-_CONSTRAIN: Final = cast(Callable[[Array, Any], Array], lax.with_sharding_constraint)
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
 
 
@@ -94,30 +91,40 @@ def jax_device(device: Device) -> Any:
     return jax.devices(device.platform)[device.index]
 
 
-# JAX's meshes -> ours: a result's sharding is read back as a minilazy Sharding (runtime.placed).
-MESHES: Final[dict[Any, Mesh]] = {}
+class Placement(Protocol):
+    """Programs over a mesh of devices (``minilazy.scaleout.placement``): where values live.
+
+    The lowering asks it where each parameter is placed; the runtime, where a compiled program's
+    results are, and before and after each run of a program over a mesh. Without it every
+    program runs on the one device of its cut.
+    """
+
+    def params(self, c: Cut) -> list[Any] | None:
+        """Each argument's JAX sharding (:func:`arguments`' order); ``None``: one device."""
+
+    def compiled(self, executable: Any) -> tuple[tuple[Any, ...], tuple[Attrs, ...]] | None:
+        """A program's parameter shardings and its results' placements; ``None``: one device."""
+
+    def arguments(self, shardings: tuple[Any, ...], args: Sequence[Any]) -> Sequence[Any]:
+        """``args`` placed as the program over a mesh takes them."""
+
+    def ran(self, shardings: tuple[Any, ...], outs: Sequence[Any]) -> None:
+        """What a program over a mesh returned (the next one may wait for it)."""
 
 
-@functools.cache
-def jax_mesh(mesh: Mesh) -> jax.sharding.Mesh:
-    """The JAX mesh of a minilazy :class:`~minilazy.core.attrs.Mesh` (one per mesh, cached).
+class Placements:
+    """Where the lowering and the runtime find the installed :class:`Placement`.
 
     Example:
-        >>> from minilazy.core.ir import Device
-        >>> import minilazy as ml
-        >>> jax_mesh(ml.Mesh([Device("cpu", 0)], ("data",))).axis_names
-        ('data',)
+        >>> Placements().part is None
+        True
     """
-    grid = np.empty(len(mesh.devices), dtype=object)
-    grid[:] = [jax_device(d) for d in mesh.devices]
-    found = jax.sharding.Mesh(grid.reshape(mesh.shape), mesh.axis_names)
-    MESHES[found] = mesh
-    return found
+
+    def __init__(self) -> None:
+        self.part: Placement | None = None
 
 
-def named(s: Sharding) -> jax.sharding.NamedSharding:
-    """The JAX ``NamedSharding`` of a minilazy :class:`~minilazy.core.attrs.Sharding`."""
-    return jax.sharding.NamedSharding(jax_mesh(s.mesh), _PARTS(*s.spec))
+PLACEMENT: Final = Placements()
 
 
 def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
@@ -158,18 +165,30 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     return fn
 
 
-def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
-    """The parameters' shapes, dtypes and placements: the cut's device, or its mesh.
+def arguments(c: Cut) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
+    """The shape and dtype of each argument of ``c``'s program: its data, then its scalars.
 
-    On a mesh a sharded leaf keeps its sharding and every other parameter is replicated;
-    XLA's GSPMD partitioner then splits the program and inserts the collectives it needs.
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.core.cut import cut
+        >>> x = ml.asarray(np.ones(3, np.float32))
+        >>> arguments(cut([(x * 2.0 + 1.0)._node], x.device))  # x, then both scalars packed
+        [((3,), dtype('float32')), ((2,), dtype('float32'))]
     """
-    mesh = c.mesh
-    one: Any = jax.sharding.SingleDeviceSharding(jax_device(c.device)) if mesh is None else \
-        jax.sharding.NamedSharding(jax_mesh(mesh), _PARTS())
     scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
-    return [_SPEC(p.shape, p.dtype, sharding=named(p.attrs) if type(p.attrs) is Sharding else one)
-            for p in c.params] + [_SPEC(shape, d, sharding=one) for shape, d in scalars]
+    return [(p.shape, p.dtype) for p in c.params] + scalars
+
+
+def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
+    """The arguments' shapes, dtypes and placements: on the cut's device, or as placed.
+
+    Over a mesh, the installed :class:`Placement` says how each is split; XLA's GSPMD
+    partitioner then splits the program and inserts the collectives it needs.
+    """
+    found = PLACEMENT.part.params(c) if PLACEMENT.part is not None else None
+    args = arguments(c)
+    placed = found or [jax.sharding.SingleDeviceSharding(jax_device(c.device))] * len(args)
+    return [_SPEC(shape, dtype, sharding=s) for (shape, dtype), s in zip(args, placed)]
 
 
 def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
@@ -336,13 +355,6 @@ def _concat(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
-def _shard(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Sharding():  # an annotation GSPMD propagates from; the value is unchanged
-            return _CONSTRAIN(xs[0], named(n.attrs))
-    raise mismatch(n.op, n.attrs)
-
-
 def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
     """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
     def rule(xs: Sequence[Array], n: Node) -> Array:
@@ -360,6 +372,6 @@ LOWER: Final[dict[Op, Rule]] = {
     Op.SUM: _sum, Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
     Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
-    Op.SHARD: _shard, Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself
+    Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself
     Op.PACK: lambda xs, n: lax.concatenate([jnp.ravel(x) for x in xs], 0), Op.UNPACK: _unpack,
 }

@@ -21,14 +21,13 @@ import jax
 import numpy as np
 from jax.experimental import multihost_utils
 
-from minilazy.core.attrs import Mesh, Sharding
+from minilazy.core.attrs import Attrs
 from minilazy.core.ir import Device
-from minilazy.core.lowering import MESHES, jax_device, named, x64
+from minilazy.core.lowering import PLACEMENT, jax_device, x64
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
-_ON_CPU_MESH: Final[list[Any]] = []  # the outputs of the last program run over CPU devices
 
 
 def forked() -> None:
@@ -149,33 +148,25 @@ def platforms() -> list[str]:
 
 
 def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
-    """Copy a host array to ``device`` (64-bit types stay 64-bit), as :func:`place` does.
+    """Copy a host array to ``device`` (64-bit types stay 64-bit).
 
     Example:
         >>> from minilazy.core.ir import Device
         >>> to_device(np.zeros(2), Device("cpu", 0)).dtype
         dtype('float64')
     """
-    return _put(array, jax.sharding.SingleDeviceSharding(jax_device(device)))
+    return put(array, jax.sharding.SingleDeviceSharding(jax_device(device)))
 
 
-def place(value: Any, s: Sharding) -> Any:
-    """Place a host array or a device buffer over ``s``'s mesh, split as ``s`` says.
-
-    Each device receives only its part of a host array (``make_array_from_callback``: in a
-    multi-process run, a process places only its own devices' parts of the global value).
+def put(value: Any, target: Any) -> Any:
+    """Copy a host array (or move a buffer) to ``target``, a JAX sharding.
 
     Example:
-        >>> import minilazy as ml
-        >>> from minilazy.core.attrs import Sharding
-        >>> mesh = ml.Mesh(ml.devices("cpu")[:1], ("data",))
-        >>> place(np.arange(4.0), Sharding(mesh, ((0,),))).shape
-        (4,)
+        >>> import jax
+        >>> from minilazy.core.ir import Device
+        >>> put(np.zeros(2), jax.sharding.SingleDeviceSharding(jax_device(Device("cpu", 0))))
+        Array([0., 0.], dtype=float64)
     """
-    return _put(value, named(s))
-
-
-def _put(value: Any, target: Any) -> Any:
     check_usable()
     # Host data is copied at the call, into memory nobody else holds: JAX's CPU client adopts a
     # 64-byte-aligned array (may_alias=False or not, jax 0.10.2). Ours is: the one copy made.
@@ -286,7 +277,7 @@ class Compiled:
     ran: bool = False
     structure: tuple[object, ...] = ()
     shardings: tuple[Any, ...] | None = None
-    placements: tuple[Sharding | None, ...] | None = None
+    placements: tuple[Attrs, ...] | None = None
 
 
 def _options(device: Device) -> dict[str, Any] | None:
@@ -323,28 +314,12 @@ def forget_traces() -> None:
 
 
 def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
-    """The :class:`Compiled` of an XLA executable, with its placements when on a mesh."""
-    ins = executable.input_shardings[0]
-    named_in = [s for s in ins if isinstance(s, jax.sharding.NamedSharding)]
-    if not named_in:
+    """The :class:`Compiled` of an XLA executable, with its placements when over a mesh."""
+    part = PLACEMENT.part
+    found = part.compiled(executable) if part is not None else None
+    if found is None:
         return Compiled(executable, donated)
-    mesh = MESHES[named_in[0].mesh]
-    outs = [placed(s, len(o.shape), mesh) for s, o in zip(executable.output_shardings,
-                                                           executable.out_info)]
-    return Compiled(executable, donated, shardings=tuple(ins), placements=tuple(outs))
-
-
-def placed(sharding: Any, ndim: int, mesh: Mesh) -> Sharding | None:
-    """A program result's JAX sharding as a minilazy Sharding over the program's ``mesh``."""
-    if not isinstance(sharding, jax.sharding.NamedSharding) or sharding.mesh not in MESHES:
-        # XLA may report a layout it did not name (on a 1-device mesh, say): replicated is
-        # the one we can name; any other is moved where the next program wants it
-        return Sharding(mesh, ((),) * ndim) if sharding.is_fully_replicated else None
-    mesh = MESHES[sharding.mesh]
-    spec = [*sharding.spec, *[None] * (ndim - len(sharding.spec))]
-    names = [() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in spec]
-    return Sharding(mesh, tuple(tuple(mesh.axis_names.index(n) for n in d if mesh.size(n) > 1)
-                                for d in names))
+    return Compiled(executable, donated, shardings=found[0], placements=found[1])
 
 
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
@@ -353,22 +328,16 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     A program's first run gets copies of the buffers it would consume (JAX deletes donated
     inputs even when the run fails, out of memory say, and a program that never ran may well
     fail), and is waited for (a failure may otherwise surface only when a result is read).
-    Once it has run, it consumes its donated inputs and runs asynchronously.
-
-    A program over CPU devices waits for the last one first: XLA:CPU starts devices' parts on
-    a pool of as many threads as devices, in no fixed order; with two such programs in flight,
-    the second's parts held every thread while the first's collective waited for a part still
-    queued, and XLA aborted the process after 40 s (~1 run in 10 of ``--devices 8``, loaded).
+    Once it has run, it consumes its donated inputs and runs asynchronously. A program over a
+    mesh has its arguments placed by the installed :class:`~minilazy.core.lowering.Placement`.
 
     ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
     time that outlasts the call shows up where the host first waits (``copy_to_host``).
     """
     start = time.perf_counter()
-    if entry.shardings is not None:  # on a mesh: a parameter placed otherwise moves first
-        args = _placed_as(entry.shardings, args)
-        for out in _ON_CPU_MESH:
-            with contextlib.suppress(Exception):  # its failure is raised where it is read
-                out.block_until_ready()
+    part = PLACEMENT.part if entry.shardings is not None else None
+    if part is not None and entry.shardings is not None:  # over a mesh: placed as it takes them
+        args = part.arguments(entry.shardings, args)
     with x64(), _numpy_errors():
         if not entry.ran and any(entry.donated):
             args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
@@ -380,17 +349,11 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
             for out in outs:
                 out.block_until_ready()
     entry.ran = True
-    if entry.shardings is not None:
-        _ON_CPU_MESH[:] = outs if entry.shardings[0].mesh.devices.flat[0].platform == "cpu" else []
+    if part is not None and entry.shardings is not None:
+        part.ran(entry.shardings, outs)
     seconds = time.perf_counter() - start
     COUNTERS.executions += 1
     COUNTERS.execute_seconds += seconds
     COUNTERS.execute_times.append(seconds)
     COUNTERS.donations += sum(entry.donated)
     return outs
-
-
-def _placed_as(shardings: Sequence[Any], args: Sequence[Any]) -> list[Any]:
-    """``args``, each on its parameter's sharding (one-device data read by a mesh program)."""
-    return [_put(a, s) if isinstance(a, jax.Array) and a.sharding != s else a
-            for a, s in zip(args, shardings)]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from minilazy.core import barrier, dtypes, runtime
-from minilazy.core.attrs import Attrs, Sharding
+from minilazy.core.attrs import Attrs
 from minilazy.core.dtypes import DType, Number
 from minilazy.core.infer import INFER, describe
 from minilazy.core.ir import Device, Failure, Node, Op
@@ -157,16 +157,6 @@ class Tensor:
     def device(self) -> Device:
         """The device the tensor lives on."""
         return self._device
-
-    @property
-    def sharding(self) -> Sharding | None:
-        """How the tensor is split over a mesh (``ml.mark_sharding``), or ``None``.
-
-        Known without running anything: a placed or annotated tensor's sharding, a result's
-        once computed; ``None`` for one device (or while XLA has yet to choose).
-        """
-        attrs = self._node.attrs
-        return attrs if type(attrs) is Sharding else None
 
     @property
     def ndim(self) -> int:

@@ -21,14 +21,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from minilazy.core.attrs import NONE, Attrs, Sharding
+from minilazy.core.attrs import NONE, Attrs, NoAttrs
 from minilazy.core.cut import Cut
 from minilazy.core.dtypes import short_name, typed
 from minilazy.core.infer import describe
-from minilazy.core.ir import Device, Node
+from minilazy.core.ir import Device, Node, Op
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, user_site
-from minilazy.introspect.printers import Graph
+from minilazy.introspect.printers import Graph, attrs_text
 
 # (op, attrs, shape, dtype, operand positions, placement) per node: a compiled graph remembered
 # without holding its nodes (or their buffers) alive. A sharding is kept apart from the other
@@ -108,9 +108,14 @@ HINTS: Final = {
 
 
 def _summary(c: Cut) -> Summary:
-    return tuple((n.op.value, NONE if type(n.attrs) is Sharding else n.attrs, n.shape,
-                  short_name(n.dtype), ins, n.attrs if type(n.attrs) is Sharding else None)
+    return tuple((n.op.value, NONE if _placed(n) else n.attrs, n.shape,
+                  short_name(n.dtype), ins, n.attrs if _placed(n) else None)
                  for n, ins in zip(c.order, c.operands))
+
+
+def _placed(n: Node) -> bool:
+    """Whether ``n`` is placed over a mesh: a placed leaf, or a ``SHARD`` annotation."""
+    return n.op is Op.SHARD or n.op is Op.DATA and type(n.attrs) is not NoAttrs
 
 
 def _first_difference(a: Summary, b: Summary, field: slice = slice(0, 5)) -> int:
@@ -155,10 +160,9 @@ def _results(c: Cut, outputs: tuple[int, ...]) -> str:
 
 
 def _placement(attrs: Attrs | None) -> str:
-    if type(attrs) is not Sharding:
+    if attrs is None or type(attrs) is NoAttrs:
         return "on one device"
-    grid = ", ".join(f"{n}={k}" for n, k in zip(attrs.mesh.axis_names, attrs.mesh.shape))
-    return f"split {attrs.spec} over mesh [{grid}]"
+    return f"placed {attrs_text(attrs)}"
 
 
 def explain(c: Cut, donated: tuple[bool, ...], seen: list[Seen]) -> tuple[str, str, Node | None]:

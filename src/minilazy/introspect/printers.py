@@ -25,7 +25,6 @@ from minilazy.core.attrs import (
     Permute,
     Piece,
     Reduce,
-    Sharding,
     ToShape,
 )
 from minilazy.core.cut import Cut, cut, roots_of
@@ -70,9 +69,6 @@ def attrs_text(attrs: Attrs) -> str:
             return f"axes={axes}"
         case Axis(axis):
             return f"axis={axis}"
-        case Sharding(mesh, _):
-            grid = ",".join(f"{n}={k}" for n, k in zip(mesh.axis_names, mesh.shape))
-            return f"spec={attrs.spec} mesh=[{grid}]"
     return TEXT[type(attrs)](attrs)
 
 

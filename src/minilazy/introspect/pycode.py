@@ -12,7 +12,7 @@ from __future__ import annotations
 import cmath
 import math
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Any, Final
 
 from minilazy.core import attrs, dtypes, runtime
 from minilazy.core.attrs import (
@@ -22,10 +22,10 @@ from minilazy.core.attrs import (
     Axis,
     Constant,
     Contract,
+    NoAttrs,
     Permute,
     Piece,
     Reduce,
-    Sharding,
     mismatch,
 )
 from minilazy.core.cut import Cut
@@ -192,26 +192,13 @@ def _flip(name: str, n: Node, args: Sequence[str]) -> list[str]:
     raise mismatch(n.op, n.attrs)
 
 
-def _placement(s: Sharding) -> str:
-    """The ``(mesh, spec)`` pair that places a tensor as ``s`` says, as code."""
-    where = [d.index for d in s.mesh.devices]
-    platform = s.mesh.devices[0].platform
-    devices = f"np.array([ml.devices({platform!r})[i] for i in {where}], dtype=object)"
-    return f"(ml.Mesh({devices}.reshape({s.mesh.shape}), {s.mesh.axis_names}), {s.spec!r})"
-
-
-def _shard(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Sharding():  # a copy of the handle is marked: the operand's own variable stays
-            return [f"{name} = ml.mark_sharding(ml.asarray({args[0]}, copy=True), "
-                    f"*{_placement(n.attrs)})"]
-    raise mismatch(n.op, n.attrs)
-
-
 def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return []  # parameters are written by source itself
 
 
+# How a placed DATA leaf's placement is written as ``asarray``'s ``sharding=``, by its type
+# (minilazy.scaleout.placement adds the Sharding's).
+PLACED: Final[dict[type, Callable[[Any], str]]] = {}
 PYTHON: Final[dict[Op, Rule]] = {
     **{op: elementwise for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed, Op.CONVERT: _convert,
@@ -220,7 +207,7 @@ PYTHON: Final[dict[Op, Rule]] = {
     Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
     Op.CONCAT: _concat,
-    Op.SHARD: _shard, Op.STOP_GRADIENT: _call("stop_gradient"),
+    Op.STOP_GRADIENT: _call("stop_gradient"),
     Op.PACK: lambda name, n, args: [f"{name} = ml.pack([{', '.join(args)}])"],
     Op.UNPACK: _unpack,
 }
@@ -265,8 +252,8 @@ def source(c: Cut, default: Device) -> str:
         if node.op is Op.DATA:
             where = "" if c.device == default else f", device=ml.devices({c.device.platform!r})" \
                                                     f"[{c.device.index}]"
-            if type(node.attrs) is Sharding:
-                where = f", sharding={_placement(node.attrs)}"
+            if type(node.attrs) is not NoAttrs:  # placed over a mesh
+                where = f", sharding={PLACED[type(node.attrs)](node.attrs)}"
             lines.append(f"{name} = ml.asarray(np.zeros({node.shape!r}, '{node.dtype}'){where})")
         else:
             lines.extend(PYTHON[node.op](name, node, [names[j] for j in ins]))

@@ -154,7 +154,6 @@ REFERENCE: Final[dict[Op, Rule]] = {
     Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
     Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
-    Op.SHARD: lambda xs, n: xs[0],  # placement changes where a value lives, not what it is
     Op.STOP_GRADIENT: lambda xs, n: xs[0],  # a mark for the backward pass, not a computation
     Op.PACK: lambda xs, n: np.concatenate([x.ravel() for x in xs]), Op.UNPACK: _unpack,
 }

@@ -46,13 +46,16 @@ def disk_entry(c: Cut, donated: tuple[bool, ...]) -> keys.Entry:
         >>> len(disk_entry(cut([(x * 3.0)._node], x.device), ()).name)
         64
     """
-    d, mesh = jax_device(c.device), c.mesh
+    d = jax_device(c.device)
     with x64():
         params = lowering.abstract_params(c)
+    # the devices it runs on: the cut's, or those of the mesh its arguments are placed over
+    spread = [p.sharding for p in params if isinstance(p.sharding, jax.sharding.NamedSharding)]
+    devices = tuple(spread[0].mesh.devices.flat) if spread else (d,)
     about = {"jax": jax.__version__, "jaxlib": jaxlib.version.__version__, "platform": d.platform,
              "device_kind": d.device_kind, "platform_version": d.client.platform_version}
     return keys.entry(c, donated, about, [(p.shape, p.dtype, p.sharding) for p in params],
-                           (d,) if mesh is None else tuple(jax_device(x) for x in mesh.devices),
+                           devices,
                            f"process {jax.process_index()} of {jax.process_count()}")
 
 

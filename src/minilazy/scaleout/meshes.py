@@ -1,15 +1,17 @@
-"""Meshes: devices laid out on a grid whose axes have names, what a sharding splits tensors over.
+"""Meshes and shardings: devices on a grid whose axes have names, and a tensor split over one.
 
-``ml.Mesh`` (XLA GSPMD's device mesh, PyTorch/XLA's ``Mesh``). A plain value, checked when it
-is made, and hashed as a stable CRC (never ``hash`` of a ``str``): meshes are in cache keys, the
-same in every process. Core reads it through :class:`minilazy.core.attrs.Mesh`. Never imports jax.
+``ml.Mesh`` (XLA GSPMD's device mesh, PyTorch/XLA's ``Mesh``) is a plain value, checked when it
+is made and hashed as a stable CRC (never ``hash`` of a ``str``). A :class:`Sharding` says how a
+tensor is split over a mesh: the attribute of a placed ``DATA`` leaf or of a ``SHARD``
+annotation (:mod:`minilazy.scaleout.placement` registers both), so it is in the cache key, the
+same in every process. Never imports jax.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple, TypeAlias
 
 import numpy as np
 
@@ -80,3 +82,31 @@ class Mesh:
     def __repr__(self) -> str:
         axes = dict(zip(self.axis_names, self.shape))
         return f"Mesh({axes}, devices=[{', '.join(map(str, self.devices))}])"
+
+
+class Sharding(NamedTuple):
+    """How a tensor is split over a mesh: ``DATA`` placed so, or a ``SHARD`` annotation.
+
+    ``dims`` has one entry per tensor dimension: the positions of the mesh axes that dimension
+    is split over, in order (empty: replicated along it). Positions, not names: a name is a
+    ``str``, and ``str`` hashing differs from process to process.
+
+    Example:
+        >>> import minilazy as ml
+        >>> s = Sharding(Mesh([ml.Device("cpu", 0)], ("data",)), ((0,), ()))
+        >>> s.spec
+        ('data', None)
+    """
+
+    mesh: Mesh
+    dims: tuple[tuple[int, ...], ...]
+
+    @property
+    def spec(self) -> tuple[str | tuple[str, ...] | None, ...]:
+        """The partition spec: per dimension a mesh axis name, a tuple of them, or ``None``."""
+        names = self.mesh.axis_names
+        return tuple(None if not d else names[d[0]] if len(d) == 1 else
+                     tuple(names[i] for i in d) for d in self.dims)
+
+# A user's partition spec: per dimension a mesh axis name, a tuple of them, or None.
+Spec: TypeAlias = Sequence[str | tuple[str, ...] | None]

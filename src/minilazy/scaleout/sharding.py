@@ -17,12 +17,11 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from minilazy.core import runtime
-from minilazy.core.attrs import Sharding, Spec
 from minilazy.core.ir import DeviceError, Failure, Node, Op, data_leaf
 from minilazy.core.state import ENGINE, user_site
 from minilazy.core.tracer import Tensor, record
-from minilazy.scaleout.meshes import Mesh
+from minilazy.scaleout.meshes import Mesh, Sharding, Spec
+from minilazy.scaleout.placement import place
 
 T = TypeVar("T", bound=Tensor)  # a tensor of any class with the tracer in it: itself back
 
@@ -110,7 +109,7 @@ def placed_data(array: np.ndarray[Any, Any], mesh: Mesh, spec: Spec) -> Node:
     """
     s = sharding_of(mesh, spec, array.shape, "asarray")
     site = user_site() if ENGINE.sites else None
-    return Node(Op.DATA, (), s, array.shape, array.dtype, runtime.place(array, s), site)
+    return Node(Op.DATA, (), s, array.shape, array.dtype, place(array, s), site)
 
 
 def mark_sharding(x: T, mesh: Mesh, spec: Spec) -> T:
@@ -143,7 +142,7 @@ def mark_sharding(x: T, mesh: Mesh, spec: Spec) -> T:
     if node.attrs == s:
         return x
     if node.op is Op.DATA and type(node.payload) is not Failure:
-        x._node = data_leaf(runtime.place(node.payload, s), node.shape, node.dtype, s)
+        x._node = data_leaf(place(node.payload, s), node.shape, node.dtype, s)
     else:
         x._node = record(Op.SHARD, (node,), s, x.device)._node
     return x

@@ -112,7 +112,7 @@ def host_data_aliased() -> MinilazyAdapter:
 
     A later write to the array then changes the tensor made from it.
     """
-    real = runtime._put
+    real = runtime.put
 
     def put(value: Any, target: Any) -> Any:
         if isinstance(value, np.ndarray) and value.ctypes.data % 64 == 0:
@@ -120,7 +120,7 @@ def host_data_aliased() -> MinilazyAdapter:
                 return jax.device_put(value, target)
         return real(value, target)
 
-    _set(runtime, "_put", put)
+    _set(runtime, "put", put)
     return cpu()
 
 
