@@ -23,6 +23,7 @@ from minilazy import linalg as linalg  # the linalg extension: ml.linalg.solve, 
 from minilazy import nn as nn  # layers: ml.nn.conv2d, ml.nn.max_pool2d, ...
 from minilazy import optim as optim  # optimizers: ml.optim.sgd, ml.optim.adam
 from minilazy import random as random  # keys: ml.random.key, split, uniform, normal, ...
+from minilazy.api import interop as _interop
 from minilazy.api import numpy_policy as _numpy_policy
 from minilazy.api.composites import (
     can_cast,
@@ -250,7 +251,7 @@ _debug.install()  # the debugger listens to every barrier (compile history)
 _processes.install()  # a launched process joins the others before JAX starts
 _placement.install()  # a program that reads a tensor placed over a mesh runs on the mesh
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.
-_state.install(namespace=_sys.modules[__name__], numpy_policy=_numpy_policy)
+_interop.install(_sys.modules[__name__], _numpy_policy)
 _tracer.install(Tensor)  # the tensor core's record makes: the tracer with its surface
 __all__ = [
     # the engine: barriers, policy, metrics, debugging, caches, devices, sharding

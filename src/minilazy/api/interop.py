@@ -23,13 +23,56 @@ import numpy as np
 from minilazy.api.host import checked
 from minilazy.core import runtime, tracer
 from minilazy.core.ir import Device, Node, data_leaf
-from minilazy.core.state import ENGINE, namespace
 from minilazy.core.tracer import check_scalar
 
 # The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
 API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
 # DLPack's device type for host memory (``kDLCPU``): where an exported copy lives.
 DLPACK_CPU: Final = 1
+
+
+class Face:
+    """The array namespace above the surface (the ``minilazy`` module) and its NumPy policy.
+
+    ``import minilazy`` hands them over (:func:`install`): the tensor's methods are the
+    namespace's functions, and NumPy's protocols follow its policy; nothing looks them up.
+
+    Example:
+        >>> import minilazy as ml
+        >>> FACE.namespace is ml
+        True
+    """
+
+    def __init__(self) -> None:
+        self.namespace: ModuleType | None = None
+        self.numpy_policy: Any = None
+
+
+FACE: Final = Face()
+
+
+def install(namespace: ModuleType, numpy_policy: Any) -> None:
+    """Hand the surface its namespace and NumPy policy (what ``import minilazy`` does).
+
+    Example:
+        >>> import minilazy as ml
+        >>> from minilazy.api import numpy_policy
+        >>> install(ml, numpy_policy)
+    """
+    FACE.namespace, FACE.numpy_policy = namespace, numpy_policy
+
+
+def namespace() -> ModuleType:
+    """The array namespace (the ``minilazy`` module) whose functions the tensor's methods are.
+
+    Example:
+        >>> import minilazy as ml
+        >>> namespace().sum is ml.sum
+        True
+    """
+    if FACE.namespace is None:  # the surface used without its face: say what is missing
+        raise RuntimeError("the tensor's methods need the array namespace: import minilazy")
+    return FACE.namespace
 
 
 class ArrayAPIMethods:
@@ -93,7 +136,7 @@ class ArrayAPIMethods:
             ('Tensor', [2.0])
         """
         # The policy is the namespace's (minilazy.api), above core: handed over, not imported.
-        return ENGINE.numpy_policy.array_ufunc(ufunc, method, inputs, kwargs)
+        return FACE.numpy_policy.array_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         """``np.sum(t, 0)``, ``np.concatenate([t, a])``: minilazy's function where it has one.
@@ -109,7 +152,7 @@ class ArrayAPIMethods:
             >>> np.sum(x, 0).tolist(), np.shape(x), type(np.mean(x)).__name__
             ([4.0, 6.0], (2, 2), 'Tensor')
         """
-        return ENGINE.numpy_policy.array_function(func, args, kwargs)
+        return FACE.numpy_policy.array_function(func, args, kwargs)
 
     def to_device(self, device: Device, /, *, stream: None = None) -> Self:
         """This tensor on ``device`` (itself when already there); the Array API's ``.to()``.

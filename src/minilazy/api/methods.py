@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any, Self, TypeVar, cast
 
 from minilazy.api.axes import normalize_axis
-from minilazy.api.interop import ArrayAPIMethods
+from minilazy.api.interop import ArrayAPIMethods, namespace
 from minilazy.core.dtypes import DTypeLike
-from minilazy.core.state import namespace
 
 Axes = int | Sequence[int] | None
 T = TypeVar("T")

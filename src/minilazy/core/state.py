@@ -184,7 +184,7 @@ class _Engine:
     """The engine's state (see the module docstring)."""
 
     __slots__ = ("default", "pending", "sites", "lock", "failures", "forked", "started",
-                 "grads", "origins", "listeners", "parts", "namespace", "numpy_policy")
+                 "grads", "origins", "listeners", "parts")
 
     def __init__(self) -> None:
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
@@ -204,10 +204,6 @@ class _Engine:
         # one (its compile history); typed loosely here, precisely in the barrier module.
         self.listeners: list[Callable[..., None]] = []
         self.parts: dict[str, Part] = {}
-        # The array namespace above core (the minilazy module) and its NumPy-function policy,
-        # handed over by `import minilazy`: the tensor's methods call their functions.
-        self.namespace: Any = None
-        self.numpy_policy: Any = None
 
 
 ENGINE: Final = _Engine()
@@ -279,33 +275,15 @@ def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
     return policy(eager=True)
 
 
-def install(namespace: Any = None, numpy_policy: Any = None, **parts: Part) -> None:
-    """Hand the engine what is kept above core: state parts, the namespace and NumPy policy.
-
-    ``import minilazy`` does: the tensor's methods are the namespace's functions.
+def install(**parts: Part) -> None:
+    """Hand the engine the state parts whose types live above core (``import minilazy`` does).
 
     Example:
-        >>> import minilazy as ml
         >>> from minilazy.core.cache import CACHE
-        >>> ENGINE.parts["programs"] is CACHE, ENGINE.namespace is ml
-        (True, True)
-    """
-    ENGINE.parts.update(parts)
-    if namespace is not None:
-        ENGINE.namespace, ENGINE.numpy_policy = namespace, numpy_policy
-
-
-def namespace() -> Any:
-    """The array namespace (the ``minilazy`` module) whose functions the tensor's methods are.
-
-    Example:
-        >>> import minilazy as ml
-        >>> namespace().sum is ml.sum
+        >>> ENGINE.parts["programs"] is CACHE
         True
     """
-    if ENGINE.namespace is None:  # core used without its face: say what is missing
-        raise RuntimeError("the tensor's methods need the array namespace: import minilazy")
-    return ENGINE.namespace
+    ENGINE.parts.update(parts)
 
 
 def reset() -> None:
