@@ -319,7 +319,12 @@ def test_core_fits_its_line_budget(capsys):
     assert len(lines) <= CORE_MODULES
 
 
-@pytest.mark.parametrize("module", sorted(MODULES))
+# The conformance package's modules too: the floor plan leaves them free to reach into the
+# engine, not to grow.
+EVERY_MODULE = {_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+@pytest.mark.parametrize("module", sorted(EVERY_MODULE))
 def test_modules_stay_small(module):
-    assert len(MODULES[module].read_text().splitlines()) <= 400, \
+    assert len(EVERY_MODULE[module].read_text().splitlines()) <= 400, \
         f"{module} is past 400 lines: the design is asking to split it"

@@ -21,14 +21,9 @@ from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
 from helpers import assert_matches, check, names_shape, numpy_or_error, raises_at_the_call, value
-from minilazy.conformance.suite.test_indexing import (
-    IN_PLACE,
-    fits_into,
-    mixed_index,
-    numpy_key,
-    realise,
-    unique_array_index,
-)
+from minilazy.conformance.oracle.keys import mixed_index, numpy_key, realise, unique_array_index
+from minilazy.conformance.suite.test_in_place import IN_PLACE
+from minilazy.conformance.suite.test_indexing import fits_into
 from strategies import DTYPES, SHAPES, arrays
 
 # Every example compiles a new program by design: minilazy's warning about that is expected;

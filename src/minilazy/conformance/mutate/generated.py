@@ -10,9 +10,8 @@ call swapped. A mutant is the module's source with one site changed, spliced int
 rest of the file, its lines and comments, stays as it is).
 
 Left out, as no behaviour: docstrings, annotations, decorators, ``assert`` statements (internal
-invariants), ``if TYPE_CHECKING:`` blocks, strings and f-strings (messages), and ``__repr__``.
-
-A site's id names it by what it is, not where: the module, the enclosing function, the kind,
+invariants), ``if TYPE_CHECKING:`` blocks, strings and f-strings (messages), and ``__repr__``. A
+site's id names it by what it is, not where: the module, the enclosing function, the kind,
 the source before and after, and which occurrence of that in the function. It survives edits
 elsewhere in the file, so a survivor explained once stays explained (:mod:`.explained`).
 """
@@ -26,14 +25,14 @@ import pkgutil
 import random
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from pathlib import Path
 
-# The packages and modules the generated mutants are drawn from.
-# (the api modules: the tensor's surface and NumPy's functions on tensors, moved out of core)
+# Where generated mutants are drawn from: core and what moved out of it, autodiff, optim, random.
 TARGETS = ("minilazy.core", "minilazy.autodiff", "minilazy.optim", "minilazy.random",
-           "minilazy.api.numpy_policy", "minilazy.api.tensor", "minilazy.api.interop",
-           "minilazy.api.methods", "minilazy.api.indexing", "minilazy.api.fallback")
+           "minilazy.parts", "minilazy.scaleout.placement", *(f"minilazy.api.{m}" for m in (
+               "numpy_policy", "tensor", "interop", "methods", "indexing", "fallback", "host",
+               "scalars", "axes")))
 KINDS = ("operator", "comparison", "boolean", "constant", "off-by-one", "drop", "swap-args")
 
 _BINARY: dict[type[ast.operator], type[ast.operator]] = {
@@ -47,8 +46,8 @@ _COMPARE: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.NotIn: ast.In}
 _SKIPPED_FUNCTIONS = frozenset({"__repr__", "__str__", "__format__"})
 # Calls whose arguments swapped raise TypeError at every call (killed by anything that runs them).
-_TYPED_ARGUMENTS = frozenset({"isinstance", "issubclass", "getattr", "setattr", "hasattr",
-                              "cast", "zip", "enumerate", "range", "divmod"})
+_TYPED_ARGUMENTS = frozenset({"isinstance", "issubclass", "getattr", "setattr", "hasattr", "cast",
+                              "zip", "enumerate", "range", "divmod"})
 
 
 @dataclass(frozen=True)
@@ -81,8 +80,7 @@ class Site:
             >>> Site("m", "f", "constant", "1", "2", 0, 7).id
             'g-5924972098'
         """
-        text = "\0".join((self.module, self.where, self.kind, self.before, self.after,
-                          str(self.nth)))
+        text = "\0".join((*astuple(self)[:5], str(self.nth)))
         return "g-" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
     def describe(self) -> str:

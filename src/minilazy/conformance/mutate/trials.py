@@ -58,6 +58,13 @@ PROJECT_TESTS: dict[str, tuple[str, ...]] = {
                             "tests/core/test_indexing.py"),
     "minilazy.api.indexing": (*_BASIC, "tests/core/test_indexing.py"),
     "minilazy.api.methods": (*_BASIC, "tests/api/test_numpy_habits.py"),
+    "minilazy.api.host": (*_BASIC, "tests/core/test_host_data.py",
+                          "tests/core/test_array_likes.py"),
+    "minilazy.api.scalars": (*_BASIC, "tests/core/test_int_edges.py",
+                             "tests/core/test_lowering.py"),
+    "minilazy.api.axes": (*_BASIC, "tests/api/test_reductions.py", "tests/core/test_shapes.py"),
+    "minilazy.parts": (*_BASIC, "tests/core/test_barrier_faults.py", "tests/core/test_limits.py"),
+    "minilazy.scaleout.placement": (*_BASIC, "tests/scaleout/test_sharding.py"),
 }
 VERDICTS = ("killed", "survived", "not kept", "stillborn")
 

@@ -1,4 +1,4 @@
-"""Indexing keys of every kind, ``x[key] = v`` and ``x op= y``: exactly NumPy's results.
+"""Indexing keys of every kind and ``x[key] = v``: exactly NumPy's results.
 
 Keys mix basic items (ints, slices with any bounds and step, ``None``, ``...``) with integer
 index arrays (of any integer dtype, as tensors or as lists), wherever NumPy allows them. Index
@@ -7,15 +7,13 @@ implementation-defined (LZ-NUM-005). ``x[key] = v`` never repeats an index (whic
 is implementation-defined). Where NumPy raises, the implementation must raise NumPy's exception
 type, at the call.
 
-The strategies take the forms an index array or an int may take, so that a library's own tests
-can draw host forms too (NumPy arrays, NumPy integer scalars) that the protocol does not pass.
+The keys are drawn by ``oracle/keys.py``, whose strategies take the forms an index array or an
+int may take, so that a library's own tests can draw host forms too (NumPy arrays, NumPy integer
+scalars) that the protocol does not pass. ``x op= y`` is ``test_in_place.py``'s.
 """
 
 from __future__ import annotations
 
-import math
-import operator
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,221 +22,22 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from minilazy.conformance.adapter import OptionalAdapter, capabilities_of, satisfies
+from minilazy.conformance.adapter import OptionalAdapter
 from minilazy.conformance.oracle import assert_close, numpy_apply
-from minilazy.conformance.oracle.strategies import DTYPES, allowed, arrays, dtypes_for, shapes
-from minilazy.conformance.registry import ops
-from minilazy.conformance.suite.util import counting, fresh
+from minilazy.conformance.oracle.keys import (
+    adapter_key,
+    basic_index,
+    index_dtypes,
+    mixed_index,
+    numpy_key,
+    unique_array_index,
+)
+from minilazy.conformance.oracle.strategies import arrays, dtypes_for, shapes
+from minilazy.conformance.suite.util import fresh, matches
 
 Array = np.ndarray[Any, Any]
 Item = tuple[Any, ...]
-# Index arrays come in every integer dtype NumPy indexes with.
-INDEX_DTYPES = [d for d in DTYPES if d.kind in "iu"]
 F64, F16 = np.dtype("float64"), np.dtype("float16")
-NUMPY_ERRORS = (ValueError, IndexError, TypeError, OverflowError)
-# x op= y for every op with a Python in-place operator (matmul has a test of its own).
-IN_PLACE: dict[str, Callable[[Any, Any], Any]] = {
-    "add": operator.iadd, "subtract": operator.isub, "multiply": operator.imul,
-    "divide": operator.itruediv, "floor_divide": operator.ifloordiv,
-    "remainder": operator.imod, "pow": operator.ipow, "bitwise_and": operator.iand,
-    "bitwise_or": operator.ior, "bitwise_xor": operator.ixor,
-    "bitwise_left_shift": operator.ilshift, "bitwise_right_shift": operator.irshift,
-}
-
-
-def index_dtypes(adapter: OptionalAdapter) -> list[np.dtype[Any]]:
-    """The integer dtypes the adapter has: those its index arrays are drawn in."""
-    return [d for d in dtypes_for(adapter) if d.kind in "iu"]
-
-
-# -- keys ---------------------------------------------------------------------------------------
-#
-# A key is drawn as a list of items: ("int", i), ("slice", s), ("array", values, form),
-# ("none",), ("ellipsis",). `numpy_key` and `adapter_key` turn it into each side's key.
-
-def int_item(draw: Any, n: int, kinds: Sequence[type] = (int,)) -> Item:
-    """An in-range int of axis length ``n`` > 0, maybe negative, as one of ``kinds``."""
-    i = draw(st.integers(-n, n - 1))
-    kind = draw(st.sampled_from([k for k in kinds if k is int or np.can_cast(
-        np.min_scalar_type(i), k)] or [int]))
-    return ("int", kind(i))
-
-
-def slice_item(draw: Any, n: int) -> Item:
-    """Any slice: bounds in or past either end, any nonzero step (or None)."""
-    bound = st.one_of(st.none(), st.integers(-n - 2, n + 2))
-    step = st.one_of(st.none(), st.integers(-3, 3).filter(bool))
-    return ("slice", slice(draw(bound), draw(bound), draw(step)))
-
-
-def index_array(draw: Any, values: Array, dtypes: Sequence[np.dtype[Any]],
-                forms: Sequence[str]) -> Item:
-    """``values`` as an index array of an integer dtype they fit, in one of ``forms``."""
-    fits = [d for d in dtypes if values.size == 0 or
-            (np.iinfo(d).min <= values.min() and values.max() <= np.iinfo(d).max)]
-    assume(fits)  # negative values and only unsigned dtypes
-    arr = values.astype(draw(st.sampled_from(fits)))
-    # A list of an empty array is `[]`, which NumPy types float64 (and then rejects as an
-    # index): lists only when non-empty (test_an_empty_index_list_selects_nothing).
-    usable = [f for f in forms if f != "list" or (arr.ndim and arr.size)] or ["tensor"]
-    return ("array", arr, draw(st.sampled_from(usable)))
-
-
-def in_range(draw: Any, n: int, shape: tuple[int, ...]) -> Array:
-    """Index values for an axis of length ``n`` > 0: in range, negatives included."""
-    return np.asarray(draw(hnp.arrays(np.int64, shape, elements=st.integers(-n, n - 1))))
-
-
-@st.composite
-def mixed_index(draw: Any, shape: tuple[int, ...], dtypes: Sequence[np.dtype[Any]],
-                forms: Sequence[str] = ("tensor", "list"),
-                ints: Sequence[type] = (int,)) -> list[Item]:
-    """Basic items and integer arrays (broadcast together), adjacent or separated.
-
-    With ``None``s and maybe one ``...``: items for axes [0, p), then maybe ``...`` standing for
-    axes [p, q), then items for axes [q, ndim) (without ``...``, axes past p are implicit).
-    """
-    ndim = len(shape)
-    p = draw(st.integers(0, ndim))
-    ellipsis = draw(st.booleans())
-    q = draw(st.integers(p, ndim)) if ellipsis else ndim
-    if ellipsis and q == p and p < ndim:
-        # An Ellipsis standing for no axis between array indices has a test of its own
-        # (test_an_ellipsis_of_no_axes_still_separates_array_indices): put it last here.
-        p, q = ndim, ndim
-    axes = [*range(p), *range(q, ndim)]
-    kinds = {a: draw(st.sampled_from(["int", "slice", "array"])) if shape[a] else "slice"
-             for a in axes}
-    n_arrays = list(kinds.values()).count("array")
-    bshapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=max(n_arrays, 1), max_dims=2,
-                                                     max_side=3)).input_shapes
-    items: list[Item] = []
-    k = 0
-    for a in axes:
-        if kinds[a] == "int":
-            items.append(int_item(draw, shape[a], ints))
-        elif kinds[a] == "slice":
-            items.append(slice_item(draw, shape[a]))
-        else:
-            items.append(index_array(draw, in_range(draw, shape[a], bshapes[k]), dtypes, forms))
-            k += 1
-    if ellipsis:
-        items.insert(p, ("ellipsis",))
-    for _ in range(draw(st.integers(0, 2))):
-        items.insert(draw(st.integers(0, len(items))), ("none",))
-    return items
-
-
-@st.composite
-def basic_index(draw: Any, shape: tuple[int, ...]) -> list[Item]:
-    """Basic indexing only: ints, slices, ``None`` and ``...`` (Hypothesis' own generator)."""
-    key = draw(hnp.basic_indices(shape, min_dims=0, allow_newaxis=True, allow_ellipsis=True))
-    return [("none",) if k is None else ("ellipsis",) if k is Ellipsis else
-            ("slice", k) if isinstance(k, slice) else ("int", k)
-            for k in (key if isinstance(key, tuple) else (key,))]
-
-
-@st.composite
-def unique_array_index(draw: Any, shape: tuple[int, ...], dtypes: Sequence[np.dtype[Any]],
-                       forms: Sequence[str] = ("tensor", "list"),
-                       ints: Sequence[type] = (int,)) -> list[Item]:
-    """Integer arrays on some axes selecting distinct positions: no index repeats.
-
-    Arrays on adjacent axes or not, ints and slices (any step) on the other axes, and maybe a
-    ``None``.
-    """
-    ndim = len(shape)
-    array_axes = sorted(draw(st.lists(st.sampled_from(range(ndim)), min_size=1, max_size=ndim,
-                                      unique=True)))
-    sizes = [shape[a] for a in array_axes]
-    total = math.prod(sizes)
-    flat = draw(st.lists(st.integers(0, max(total - 1, 0)), max_size=min(total, 5),
-                         unique=True))
-    coords = np.unravel_index(np.array(flat, np.int64), sizes)
-    if draw(st.booleans()) and len(flat) in (4, 6):  # a 2-D arrangement of the same positions
-        coords = tuple(c.reshape(2, -1) for c in coords)
-    items: list[Item] = []
-    for a in range(ndim):
-        if a in array_axes:
-            c = coords[array_axes.index(a)]
-            negate = draw(hnp.arrays(np.bool_, c.shape))
-            items.append(index_array(draw, np.where(negate, c - shape[a], c), dtypes, forms))
-        elif shape[a] and draw(st.booleans()):
-            items.append(int_item(draw, shape[a], ints))
-        else:
-            items.append(slice_item(draw, shape[a]))
-    if draw(st.booleans()):
-        items.insert(draw(st.integers(0, len(items))), ("none",))
-    return items
-
-
-def realise(items: Sequence[Item], tensor: Callable[[Array], Any] | None) -> Any:
-    """The key: NumPy's where ``tensor`` is None, else with index arrays made by ``tensor``.
-
-    A lone item is passed bare, except a list (``x[[1, 2]]`` and ``x[([1, 2],)]`` are the same
-    to NumPy, and a bare nested list is what people write).
-    """
-    out: list[Any] = []
-    for item in items:
-        kind = item[0]
-        if kind in ("int", "slice"):
-            out.append(item[1])
-        elif kind == "none":
-            out.append(None)
-        elif kind == "ellipsis":
-            out.append(Ellipsis)
-        else:
-            _, arr, form = item
-            out.append(arr.tolist() if form == "list" else
-                       tensor(arr) if form == "tensor" and tensor is not None else arr)
-    return out[0] if len(out) == 1 and not isinstance(out[0], list) else tuple(out)
-
-
-def numpy_key(items: Sequence[Item]) -> Any:
-    """The key NumPy gets."""
-    return realise(items, None)
-
-
-def adapter_key(adapter: OptionalAdapter, items: Sequence[Item]) -> Any:
-    """The key the adapter gets: index arrays as its tensors, lists as lists."""
-    return realise(items, adapter.from_numpy)
-
-
-# -- running both sides -------------------------------------------------------------------------
-
-def numpy_outcome(call: Callable[[], Any]) -> tuple[Array | None, tuple[type, ...]]:
-    """NumPy's result and no error, or no result and the exception types it raised.
-
-    (AxisError is both a ValueError and an IndexError: either is NumPy's type then.)
-    """
-    with np.errstate(all="ignore"):
-        try:
-            return np.asarray(call()), ()
-        except NUMPY_ERRORS as e:
-            return None, tuple(k for k in NUMPY_ERRORS if isinstance(e, k))
-
-
-def raises_at_the_call(adapter: OptionalAdapter, call: Callable[[], Any],
-                       errors: tuple[type, ...]) -> None:
-    """``call()`` raises one of ``errors``, having run nothing where the adapter counts runs."""
-    if satisfies(capabilities_of(adapter), "executions|compiles"):
-        with counting(adapter) as d, pytest.raises(errors):
-            call()
-        assert d.ran_nothing(), "the error came from running, not from the call"
-    else:
-        with pytest.raises(errors):
-            call()
-
-
-def matches(adapter: OptionalAdapter, want: Callable[[], Any], run: Callable[[], Any],
-            tolerance: str = "exact") -> None:
-    """``run()`` gives NumPy's ``want()`` (within ``tolerance``), or raises where NumPy does."""
-    fresh(adapter)
-    expected, errors = numpy_outcome(want)
-    if errors:
-        raises_at_the_call(adapter, run, errors)
-        return
-    assert_close(adapter.to_numpy(run()), expected, tolerance)
 
 
 def _x(adapter: OptionalAdapter, draw: Any, shape: Any = None) -> Array:
@@ -466,102 +265,3 @@ def test_setitem_leaves_earlier_results_alone(adapter: OptionalAdapter,
     assert returned is t, "setitem returned a new tensor: the handle held is not updated"
     assert_close(adapter.to_numpy(t), numpy_apply("setitem", x, numpy_key(items), 7))
     assert_close(adapter.to_numpy(earlier), x + np.int32(1))
-
-
-# -- in-place arithmetic ------------------------------------------------------------------------
-
-def weak_scalar(draw: Any, domain: str) -> bool | int | float:
-    """A Python scalar operand, kept in the op's input domain."""
-    kind = draw(st.sampled_from([bool, int, float]))
-    if kind is bool:
-        return bool(draw(st.booleans()))
-    if kind is int:
-        return int(draw(st.integers(0, 6) if domain else st.integers(-300, 300)))
-    return float(draw(st.floats(-1e3, 1e3, allow_subnormal=False) if domain  # LZ-NUM-004
-                      else st.floats(allow_subnormal=False)))
-
-
-def _check_in_place(adapter: OptionalAdapter, op: str, x: Array, y: Any) -> None:
-    """``x op= y`` (``y`` a NumPy array, passed as a tensor, or a Python scalar) as NumPy's."""
-    fn = IN_PLACE[op]
-
-    def run() -> Any:
-        return adapter.inplace(op, adapter.from_numpy(x),
-                               adapter.from_numpy(y) if isinstance(y, np.ndarray) else y)
-
-    fresh(adapter)
-    want, errors = numpy_outcome(lambda: fn(x.copy(), y))
-    if not errors:
-        assert want is not None
-        assert_close(adapter.to_numpy(run()), want, ops()[op].tolerance, what=f"{op}=")
-        return
-    try:
-        fits = np.broadcast_shapes(x.shape, np.shape(y)) == x.shape
-    except ValueError:
-        fits = False
-    # A bad shape *and* a bad cast: which one is reported first is free.
-    raises_at_the_call(adapter, run, errors if fits else (*errors, ValueError))
-
-
-@pytest.mark.spec("LZ-NUM-014")
-@pytest.mark.parametrize("op", sorted(IN_PLACE))
-@given(data=st.data())
-def test_in_place_operators_match_numpy(adapter: OptionalAdapter, op: str,
-                                        data: st.DataObject) -> None:
-    """``x op= y`` is ``x = (x op y)`` cast back to ``x``'s dtype with same-kind casting.
-
-    As NumPy: int8 += int16 wraps, int8 /= int8 is a TypeError, and a result that does not fit
-    ``x``'s shape is a ValueError -- at the call. ``y``: a tensor of any dtype, of a shape that
-    may or may not broadcast into ``x`` (Python scalars: the next test).
-    """
-    spec = ops()[op]
-    dtypes = dtypes_for(adapter)
-    dx, dy = data.draw(st.sampled_from(dtypes)), data.draw(st.sampled_from(dtypes))
-    assume(allowed(adapter, op, dx, dy))
-    x = np.asarray(data.draw(arrays(dx, shapes(), spec.domain, 0), label="x"))
-    shape = data.draw(st.one_of(st.just(x.shape), hnp.broadcastable_shapes(
-        x.shape, min_side=0, max_side=4)))
-    _check_in_place(adapter, op, x, np.asarray(data.draw(arrays(dy, shape, spec.domain, 1),
-                                                         label="y")))
-
-
-@pytest.mark.spec("LZ-NUM-003")
-@pytest.mark.requires("setitem")
-@pytest.mark.parametrize("op", sorted(IN_PLACE))
-@given(data=st.data())
-def test_in_place_operators_with_python_scalars_are_weak(adapter: OptionalAdapter, op: str,
-                                                         data: st.DataObject) -> None:
-    """``x op= s`` with a Python scalar ``s``: weak, as NumPy 2.
-
-    int8 += 300 is an OverflowError, int8 += 1.5 a TypeError, both at the call.
-    """
-    spec = ops()[op]
-    dx = data.draw(st.sampled_from(dtypes_for(adapter)))
-    assume(allowed(adapter, op, dx))
-    x = np.asarray(data.draw(arrays(dx, shapes(), spec.domain, 0), label="x"))
-    _check_in_place(adapter, op, x, weak_scalar(data.draw, spec.domain))
-
-
-@pytest.mark.spec("LZ-NUM-014")
-@pytest.mark.ops("matmul")
-@given(data=st.data())
-def test_in_place_matmul_matches_numpy(adapter: OptionalAdapter, data: st.DataObject) -> None:
-    """``x @= w`` with a square ``w`` (the result has ``x``'s shape).
-
-    Small integers, so the products are exact in every dtype and the comparison can be exact.
-    """
-    dtype = data.draw(st.sampled_from([d for d in dtypes_for(adapter) if d.kind in "iuf"]))
-    assume(allowed(adapter, "matmul", dtype))
-    x = np.asarray(data.draw(hnp.arrays(dtype, hnp.array_shapes(min_dims=1, max_dims=3,
-                                                                max_side=4),
-                                        elements=st.integers(0, 3)), label="x"))
-    w = np.asarray(data.draw(hnp.arrays(dtype, (x.shape[-1],) * 2, elements=st.integers(0, 3)),
-                             label="w"))
-
-    def want() -> Array:
-        out = x.copy()
-        out @= w
-        return out
-
-    matches(adapter, want, lambda: adapter.inplace("matmul", adapter.from_numpy(x),
-                                                   adapter.from_numpy(w)))

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import note
 from hypothesis.errors import InvalidArgument
 
-from minilazy.conformance.adapter import Counters, OptionalAdapter
+from minilazy.conformance.adapter import Counters, OptionalAdapter, capabilities_of, satisfies
 from minilazy.conformance.oracle import assert_close
 from minilazy.conformance.oracle.programs import (
     AdapterMachine,
@@ -249,3 +249,42 @@ def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",
     for n, ((slot, a), (_, e)) in enumerate(zip(got.observations, want.observations)):
         assert_close(a, e, "exact", what=f"observation {n} (v{slot})")
     return got
+
+
+# -- one call on both sides: NumPy's result, or NumPy's error at the call ---------------------
+NUMPY_ERRORS = (ValueError, IndexError, TypeError, OverflowError)
+
+
+def numpy_outcome(call: Callable[[], Any]) -> tuple[Array | None, tuple[type, ...]]:
+    """NumPy's result and no error, or no result and the exception types it raised.
+
+    (AxisError is both a ValueError and an IndexError: either is NumPy's type then.)
+    """
+    with np.errstate(all="ignore"):
+        try:
+            return np.asarray(call()), ()
+        except NUMPY_ERRORS as e:
+            return None, tuple(k for k in NUMPY_ERRORS if isinstance(e, k))
+
+
+def raises_at_the_call(adapter: OptionalAdapter, call: Callable[[], Any],
+                       errors: tuple[type, ...]) -> None:
+    """``call()`` raises one of ``errors``, having run nothing where the adapter counts runs."""
+    if satisfies(capabilities_of(adapter), "executions|compiles"):
+        with counting(adapter) as d, pytest.raises(errors):
+            call()
+        assert d.ran_nothing(), "the error came from running, not from the call"
+    else:
+        with pytest.raises(errors):
+            call()
+
+
+def matches(adapter: OptionalAdapter, want: Callable[[], Any], run: Callable[[], Any],
+            tolerance: str = "exact") -> None:
+    """``run()`` gives NumPy's ``want()`` (within ``tolerance``), or raises where NumPy does."""
+    fresh(adapter)
+    expected, errors = numpy_outcome(want)
+    if errors:
+        raises_at_the_call(adapter, run, errors)
+        return
+    assert_close(adapter.to_numpy(run()), expected, tolerance)
