@@ -57,7 +57,8 @@ def conformance(session: nox.Session) -> None:
 
 @nox.session
 def conformance_bare(session: nox.Session) -> None:
-    """The oracle on core without its installed parts (no plans, donation or disk cache)."""
+    """The oracle on core without its installed parts (no plans, donation, stages, signal
+    safety, meshes or disk cache)."""
     session.install(".[test]")
     session.run("python", "-m", "minilazy.conformance",
                 "--lazy-impl=minilazy.conformance.adapters.minilazy_adapter:bare",

@@ -196,12 +196,12 @@ def cpu() -> MinilazyAdapter:
 def bare() -> MinilazyAdapter:
     """The minilazy adapter on the CPU with none of its parts: core and the op families alone.
 
-    ``import minilazy`` installs parts into core (``minilazy.parts``, the persistent cache);
-    this takes them out again, for the rest of the process: every cut is walked (no plans),
-    no buffer is donated, a deep graph compiles in one piece (no stages), every exception of a
-    program is its own (no signal safety), no program is kept on disk. Slower, and the same
-    values: the oracle holds it to every rule but the capabilities it no longer has (donation,
-    persistence).
+    ``import minilazy`` installs parts into core (``minilazy.parts``, ``minilazy.scaleout``,
+    the persistent cache); this takes them out again, for the rest of the process: every cut is
+    walked (no plans), no buffer is donated, a deep graph compiles in one piece (no stages),
+    every exception of a program is its own (no signal safety), every program runs on one device
+    (no meshes) in one process, no program is kept on disk. Slower, and the same values: the
+    oracle holds it to every rule but the capabilities it no longer has (donation, persistence).
 
     Example:
         >>> from minilazy.core.cut import CUTS
@@ -210,15 +210,19 @@ def bare() -> MinilazyAdapter:
         ('minilazy-bare', True, False)
         >>> from minilazy.parts import plans, refcounts, signals, staging
         >>> from minilazy.persist import executables
-        >>> for part in (plans, refcounts, signals, staging, executables):
+        >>> from minilazy.scaleout import placement, processes
+        >>> for part in (plans, refcounts, signals, staging, executables, placement, processes):
         ...     part.install()  # (put back)
     """
     from minilazy.core.barrier import PARTS
     from minilazy.core.cache import CACHE
     from minilazy.core.cut import CUTS
+    from minilazy.core.lowering import PLACEMENT
+    from minilazy.core.runtime import PROCESSES
 
     CUTS.planner, CACHE.store = None, None
     PARTS.donor = PARTS.stager = PARTS.signals = None
+    PLACEMENT.part, PROCESSES.join = None, None
     adapter = MinilazyAdapter("cpu")
     adapter.name = "minilazy-bare"
     adapter.capabilities -= {"donation", "persistent"}
