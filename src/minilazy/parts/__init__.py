@@ -2,13 +2,16 @@
 
 Core (``minilazy.core``) is the pipeline a student reads; what makes it fast or robust past
 that is a part, installed at assembly into a slot core keeps for it: ``plans`` (a repeated
-graph cut without a walk), ``refcounts`` (input buffers a program may consume). Without its
-parts the engine computes the same values.
+graph cut without a walk: ``cut.CUTS``), and the barrier's ``PARTS``: ``refcounts`` (input
+buffers a program may consume), ``staging`` (a graph too deep for one program, in stages) and
+``signals`` (a signal handler's exception told from a program's own; signals held while a
+donating program runs). Without its parts the engine computes the same values.
 
 Example:
     >>> import minilazy as ml
+    >>> from minilazy.core.barrier import PARTS
     >>> from minilazy.core.cut import CUTS
     >>> from minilazy.parts import plans
-    >>> CUTS.planner is plans.PLANS
-    True
+    >>> CUTS.planner is plans.PLANS, type(PARTS.stager).__name__
+    (True, 'Stager')
 """
