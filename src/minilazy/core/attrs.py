@@ -1,16 +1,15 @@
 """Where data lives, and op attributes: one small frozen type per op family.
 
-At the bottom of core, beside dtypes. A :class:`Device` names a device and a :class:`Mesh` lays
-devices out on a grid with named axes (XLA GSPMD's device mesh, PyTorch/XLA's ``Mesh``): plain
-values, not JAX objects, so every module before the runtime can carry them, and the runtime maps
-them to JAX's. Attributes are static: part of a node's digest and so of the cache key. Each
-family is a ``NamedTuple``: fields have names and types, while hashing and equality stay a
-tuple's (in C). Every field is an int (>= 0 but for a convolution's padding), a bool or a tuple
-of them (or a mesh), and devices and meshes hash a stable CRC (never ``hash`` of a ``str``), so
-an attribute's hash is the same in every process. Core's families are here (a reduction's
-``Reduce``, a reshape's ``ToShape``, a placement's :class:`Sharding`...); an op family defines its
-own in its module (``minilazy.ops``). Which an op takes is :data:`minilazy.core.ir.FAMILY`,
-checked when a node is made; rules read the fields by name, with ``match``. Never imports jax.
+At the bottom of core, beside dtypes. A :class:`Device` names a device: a plain value, not a
+JAX object, so every module before the runtime can carry it (the runtime maps it to JAX's).
+Attributes are static: part of a node's digest and so of the cache key. Each family is a
+``NamedTuple``: fields have names and types, while hashing and equality stay a tuple's (in C).
+Every field is an int (>= 0 but for a convolution's padding), a bool or a tuple of them (or a
+mesh, hashed as a stable CRC), so an attribute's hash is the same in every process. Core's
+families are here (a reduction's ``Reduce``, a reshape's ``ToShape``...); an op family defines
+its own in its module (``minilazy.ops``; a placement's ``Sharding`` is ``minilazy.scaleout``'s).
+Which an op takes is :data:`minilazy.core.ir.FAMILY`, checked when a node is made; rules read
+the fields by name, with ``match``. Never imports jax.
 """
 
 from __future__ import annotations

@@ -63,7 +63,7 @@ def _intern(platform: str, index: int) -> Device:
 class Processes:
     """Where the runtime finds what joins a launch's other processes before JAX starts.
 
-    ``minilazy.scaleout.cluster`` installs it; without it, this process runs alone.
+    ``minilazy.scaleout.processes`` installs it; without it, this process runs alone.
 
     Example:
         >>> Processes().join is None
