@@ -186,6 +186,7 @@ from minilazy.api.shaping import (
 )
 from minilazy.api.sorting import argsort, sort
 from minilazy.api.tensor import Tensor
+from minilazy.autodiff import origins as _origins
 from minilazy.autodiff.tape import TAPES as _TAPES
 from minilazy.autodiff.tape import clear_cache, grad, value_and_grad
 from minilazy.core import state as _state
@@ -250,6 +251,7 @@ _executables.install()  # the compile cache asks the persistent cache on a miss
 _debug.install()  # the debugger listens to every barrier (compile history)
 _processes.install()  # a launched process joins the others before JAX starts
 _placement.install()  # a program that reads a tensor placed over a mesh runs on the mesh
+_origins.install()  # a gradient walks back through the barriers its function ran
 # The tensor's methods and NumPy protocols are this namespace's functions and policy.
 _interop.install(_sys.modules[__name__], _numpy_policy)
 _tracer.install(Tensor)  # the tensor core's record makes: the tracer with its surface

@@ -203,10 +203,10 @@ def test_a_setitem_on_the_argument() -> None:
 
 def test_nothing_is_kept_once_grad_returns() -> None:
     """The notes a barrier keeps for a gradient go with the gradient call."""
-    from minilazy.core.state import ENGINE
+    from minilazy.autodiff.origins import ORIGINS
 
     ml.grad(lambda z: ml.sum(ml.exp(z)) if ml.mark_step() is None else None)(ml.ones((2,)))
-    assert ENGINE.origins is None and ENGINE.grads == 0
+    assert ORIGINS.found is None and ORIGINS.grads == 0
     with pytest.raises(ZeroDivisionError):
         ml.grad(lambda z: 1 / 0)(ml.ones((2,)))
-    assert ENGINE.origins is None and ENGINE.grads == 0
+    assert ORIGINS.found is None and ORIGINS.grads == 0

@@ -20,6 +20,7 @@ from typing import Any, Final
 from minilazy.api.creation import full_like, zeros_like
 from minilazy.api.tensor import Tensor, record
 from minilazy.autodiff import vjps
+from minilazy.autodiff.origins import ORIGINS
 from minilazy.core import barrier, dtypes
 from minilazy.core.attrs import Attrs, ToShape
 from minilazy.core.cache import CACHE
@@ -95,6 +96,7 @@ class Tapes:
 
 
 TAPES: Final = Tapes()
+
 
 
 def clear_cache() -> None:
@@ -327,10 +329,10 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
 
     def wrapped(*given: Any) -> tuple[Tensor, Any]:
         with ENGINE.lock:  # from here to the backward pass, barriers note what they cut
-            ENGINE.grads += 1
-            if ENGINE.origins is None:
-                ENGINE.origins = {}
-            origins = ENGINE.origins
+            ORIGINS.grads += 1
+            if ORIGINS.found is None:
+                ORIGINS.found = {}
+            origins = ORIGINS.found
         try:
             args = list(given)
             wrt: list[Node] = []
@@ -361,9 +363,9 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
             grads = _backward(handle(root, out.device), wrt, seen)
         finally:
             with ENGINE.lock:
-                ENGINE.grads -= 1
-                if ENGINE.grads == 0:
-                    ENGINE.origins = None
+                ORIGINS.grads -= 1
+                if ORIGINS.grads == 0:
+                    ORIGINS.found = None
         trees, k = [], 0
         for n, rebuild in rebuilds:
             trees.append(rebuild(grads[k:k + n]))

@@ -73,6 +73,13 @@ class Signals(Protocol):
         """Hold back signals inside the block (when ``active``)."""
 
 
+class Origins(Protocol):
+    """What learns which node each result leaf stands for (``minilazy.autodiff``'s tape)."""
+
+    def bound(self, roots: Sequence[Node], leaves: Sequence[Node]) -> None:
+        """``leaves`` now stand for ``roots`` (a gradient walks back through the cut)."""
+
+
 class Parts:
     """The parts the barrier asks, which ``import minilazy`` installs (``minilazy.parts``).
 
@@ -88,6 +95,7 @@ class Parts:
         self.donor: Donor | None = None
         self.stager: Stager | None = None
         self.signals: Signals | None = None
+        self.origins: Origins | None = None
 
 
 PARTS: Final = Parts()
@@ -220,8 +228,8 @@ def _run(group: Sequence[Handle], device: Device, donate: bool, cause: str) -> N
 
     def bind(leaves: list[Node]) -> None:
         results = dict(zip(roots, leaves))
-        if ENGINE.origins is not None:  # a gradient is being taken: it walks through the cut
-            ENGINE.origins.update(zip(leaves, roots))
+        if PARTS.origins is not None:
+            PARTS.origins.bound(roots, leaves)
         for t in group:  # each tensor still on its root (an inner barrier may have rebound it)
             t._node = results.get(t._node, t._node)
 

@@ -15,11 +15,7 @@ Core, just after the IR. Everything that changes while minilazy runs is reached 
   the face's assembly lines are the only wiring, and ``tests/core/test_state.py`` checks that
   no other module-level object changes while the engine runs.
 
-The state holds tensors as handles (:class:`Handle`: a node and a device): the tensor module
-sits at the top of the engine, above the barrier, and nothing here or in the barrier needs
-its class.
-
-Never imports jax.
+The state holds tensors as handles (:class:`Handle`: a node and a device). Never imports jax.
 """
 
 from __future__ import annotations
@@ -184,7 +180,7 @@ class _Engine:
     """The engine's state (see the module docstring)."""
 
     __slots__ = ("default", "pending", "sites", "lock", "failures", "forked", "started",
-                 "grads", "origins", "listeners", "parts")
+                 "listeners", "parts")
 
     def __init__(self) -> None:
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
@@ -196,10 +192,6 @@ class _Engine:
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
         self.forked = False  # this process is a fork() child of one that had started JAX
         self.started = False  # this process has started JAX's runtime (a transfer, a compile)
-        # While a function is differentiated (``grads`` > 0), each barrier notes which node a
-        # result leaf stands for, so the backward pass walks through barriers (see autodiff).
-        self.grads = 0
-        self.origins: dict[Node, Node] | None = None
         # Called after every barrier: (cause, cut, donated, compiled, seconds). The debugger is
         # one (its compile history); typed loosely here, precisely in the barrier module.
         self.listeners: list[Callable[..., None]] = []
