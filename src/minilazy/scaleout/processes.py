@@ -7,6 +7,8 @@ process's, and a mesh can span them all. Without this part the runtime runs one 
 
 from __future__ import annotations
 
+from typing import Final
+
 import jax
 
 from minilazy.core import runtime
@@ -25,7 +27,7 @@ class Joined:
         self.done = False
 
 
-JOINED = Joined()
+JOINED: Final = Joined()
 
 
 def join() -> None:
