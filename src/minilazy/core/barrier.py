@@ -13,10 +13,10 @@ tries again. Barriers run one at a time (the engine lock), from any thread: ``ma
 materialises the live tensors of every thread; a signal handler may run one inside another
 (re-entrant: each rebinds what is still its own).
 
-The barrier asks three parts, when ``import minilazy`` has installed them (:data:`PARTS`):
-which input buffers a program may consume (never those anything else still reads, never on a
-program's first run), how to run a graph too deep for one program, and whether an exception
-is a signal handler's rather than the program's. Without them: the same values.
+It asks the parts ``import minilazy`` installs (:data:`PARTS`): which input buffers a program
+may consume, how to run a graph too deep for one program, whether an exception is a signal
+handler's, and what a gradient must learn of each cut (the one ``grad`` needs to walk back
+through a barrier its function ran). Without the others: the same values.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from minilazy.core.state import (
     live_pending_nodes,
 )
 
-# What ENGINE.listeners hold (the debugger is one, from minilazy.introspect): called with (cause,
-# cut, donation mask, compiled (not a cache hit), seconds) after every barrier.
+# What ENGINE.listeners hold (the debugger is one): called after every barrier with (cause, cut,
+# donation mask, compiled (not a cache hit), seconds).
 BarrierListener = Callable[[str, Cut, tuple[bool, ...], bool, float], None]
 Bind = Callable[[list[Node]], None]  # what receives a program's result leaves
 T = TypeVar("T")
@@ -81,10 +81,10 @@ class Origins(Protocol):
 
 
 class Parts:
-    """The parts the barrier asks, which ``import minilazy`` installs (``minilazy.parts``).
+    """The parts the barrier asks (``minilazy.parts``, ``minilazy.autodiff.origins``).
 
-    Without them the engine computes the same values: nothing is donated, a deep graph is
-    compiled in one piece, and a program's every exception but ``KeyboardInterrupt`` is its own.
+    Without them: nothing is donated, a deep graph compiles in one piece, a program's every
+    exception but ``KeyboardInterrupt`` is its own, and no gradient learns of a cut.
 
     Example:
         >>> Parts().donor is None
@@ -102,10 +102,7 @@ PARTS: Final = Parts()
 
 
 class ProgramFailed(Exception):
-    """A program's own failure, ``error`` (lowering, compiling, running it, a failed input).
-
-    The one exception that fails tensors for good (the barrier unwraps it).
-    """
+    """A program's own failure, ``error``: the one exception that fails tensors for good."""
 
     def __init__(self, error: Exception) -> None:
         super().__init__(error)
@@ -130,8 +127,7 @@ def interruption(error: BaseException) -> BaseException | None:
 def own(step: Callable[..., T], *args: Any) -> T:
     """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
 
-    Unless it is (or came of) an :func:`interruption`, raised as it is: the same program may
-    well run next time.
+    Unless it is an :func:`interruption`, raised as it is: the program may well run next time.
 
     Example:
         >>> try:
