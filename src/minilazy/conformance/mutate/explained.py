@@ -15,4 +15,10 @@ EXPLAINED: dict[str, str] = {
         "outside the spec: ml.metrics().fallback_ops, the count of host fallbacks per op, is "
         "minilazy's own report (metrics_report, the debugger); the protocol's counter is the "
         "total, counters().fallbacks, which stays right (LZ-DYN-003 checks it)"),
+    # parts.plans Plan.__init__: i in roots -> (i not in roots)
+    "g-85c7b64418": (
+        "equivalent: every operand lands in the plan's checks and none in its spanning tree, so "
+        "following a plan always fails and every cut is walked, as without a planner: the same "
+        "cut, key and program, only slower (the project's test of PLANS.hits kills it; the "
+        "oracle, which sees values, keys and compiles, cannot)"),
 }
