@@ -3,7 +3,8 @@
 Core computes ``negative``, ``add``, ``subtract``, ``multiply`` and ``divide``; this module adds
 the other unary and binary ops of the standard (roots, exponentials and logarithms,
 trigonometry, rounding, comparisons, logic, bits, complex parts), each with rules like core's
-own: NumPy's loop typing for the shape and dtype (``infer.unary``/``infer.binary``), a
+own: NumPy's loop typing for the shape and dtype (its ufunc in ``infer.UFUNC``, or a loop rule
+in ``infer.LOOPS`` for ``real``/``imag``, ``round`` and the orderings), a
 ``jax.numpy`` function for the lowering and a NumPy one for the reference (both through
 ``lowering.elementwise``/``reference.elementwise``, which cast to the loop dtypes), and the
 public call for the printer. Where XLA and NumPy part ways the function is mended: the integer
