@@ -43,7 +43,12 @@ LOOPS: Final[dict[Op, Loop]] = {}
 
 
 def names(types: tuple[InType, ...]) -> str:
-    """``int8, float``: operand types as errors name them."""
+    """Operand types as errors name them.
+
+    Example:
+        >>> names((dtypes.int8, float))
+        'int8, float'
+    """
     return ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
 
 

@@ -315,8 +315,7 @@ def forget_traces() -> None:
 
 def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
     """The :class:`Compiled` of an XLA executable, with its placements when over a mesh."""
-    part = PLACEMENT.part
-    found = part.compiled(executable) if part is not None else None
+    found = PLACEMENT.part.compiled(executable) if PLACEMENT.part is not None else None
     if found is None:
         return Compiled(executable, donated)
     return Compiled(executable, donated, shardings=found[0], placements=found[1])
@@ -335,8 +334,8 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     time that outlasts the call shows up where the host first waits (``copy_to_host``).
     """
     start = time.perf_counter()
-    part = PLACEMENT.part if entry.shardings is not None else None
-    if part is not None and entry.shardings is not None:  # over a mesh: placed as it takes them
+    part = PLACEMENT.part
+    if entry.shardings is not None and part is not None:  # over a mesh: placed as it takes them
         args = part.arguments(entry.shardings, args)
     with x64(), _numpy_errors():
         if not entry.ran and any(entry.donated):
@@ -349,7 +348,7 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
             for out in outs:
                 out.block_until_ready()
     entry.ran = True
-    if part is not None and entry.shardings is not None:
+    if entry.shardings is not None and part is not None:
         part.ran(entry.shardings, outs)
     seconds = time.perf_counter() - start
     COUNTERS.executions += 1

@@ -38,11 +38,7 @@ from minilazy.core.metrics import COUNTERS
 
 
 class Handle(Protocol):
-    """What the engine's state and its barriers see of a tensor: a node and a device.
-
-    A barrier rebinds ``_node`` to the ``DATA`` leaf of the result; a tensor is one
-    (:class:`~minilazy.api.tensor.Tensor`, above the barrier, is what users hold).
-    """
+    """What the state and the barriers see of a tensor: a node (rebound by a barrier), a device."""
 
     _node: Node
     _device: Device

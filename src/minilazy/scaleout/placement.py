@@ -199,7 +199,15 @@ def code(s: Sharding) -> str:
 
 
 def python(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    """The line that records ``n`` again: a copy of the handle is marked (its operand stays)."""
+    """The line that records ``n`` again: a copy of the handle is marked (its operand stays).
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.mark_sharding(ml.ones((2,)) * 2.0, ml.Mesh(ml.devices()[:1], ("data",)),
+        ...                      ("data",))
+        >>> python("v1", x._node, ["v0"])[0].startswith("v1 = ml.mark_sharding(ml.asarray(v0")
+        True
+    """
     match n.attrs:
         case Sharding():
             return [f"{name} = ml.mark_sharding(ml.asarray({args[0]}, copy=True), "
