@@ -11,19 +11,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import minilazy as ml
-from minilazy.core.attrs import (
-    Axes,
-    Axis,
-    Cast,
-    Constant,
-    Contract,
-    Iota,
-    NoAttrs,
-    Permute,
-    Piece,
-    Reduce,
-    ToShape,
-)
+from minilazy.core.attrs import Cast, Constant, Iota, NoAttrs, Permute, Reduce, ToShape
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import FAMILY, Op
 from minilazy.introspect.debug import DEBUGGER
@@ -32,8 +20,9 @@ from minilazy.introspect.pycode import PYTHON
 from minilazy.ops.conv import Conv
 from minilazy.ops.fft import Fft
 from minilazy.ops.index_keys import At, Index
-from minilazy.ops.linalg import Linalg
+from minilazy.ops.linalg import Contract, Linalg
 from minilazy.ops.reductions import Scan
+from minilazy.ops.shaping import Axes, Axis, Piece
 from minilazy.ops.sort import Sort
 from minilazy.scaleout.meshes import Sharding
 

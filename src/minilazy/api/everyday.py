@@ -23,8 +23,9 @@ from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import concat, permute_dims, reshape, squeeze
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE, Piece
+from minilazy.core.attrs import NONE
 from minilazy.core.ir import Op
+from minilazy.ops.shaping import Piece
 
 
 def _floating(name: str, x: TensorLike) -> Tensor:

@@ -1,7 +1,7 @@
 """Products that contract axes: ``matmul`` (``@``) and ``tensordot``.
 
 In the Array API namespace (``minilazy.api``). Each is one recorded op (``MATMUL`` through the
-tensor's ``@``, ``TENSORDOT`` with a :class:`~minilazy.core.attrs.Contract` of the paired axes);
+tensor's ``@``, ``TENSORDOT`` with a :class:`~minilazy.ops.linalg.Contract` of the paired axes);
 ``vecdot`` (a product and a sum) is composed in :mod:`minilazy.api.composites`. Never imports jax.
 """
 
@@ -13,8 +13,8 @@ from minilazy.api.axes import normalize_axes
 from minilazy.api.creation import tensors
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, as_node, record
-from minilazy.core.attrs import Contract
 from minilazy.core.ir import Op
+from minilazy.ops.linalg import Contract
 
 
 def matmul(x1: TensorLike, x2: TensorLike, /) -> Tensor:

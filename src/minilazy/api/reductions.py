@@ -17,11 +17,12 @@ from minilazy.api.elementwise import astype
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, binary, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE, Axis, Reduce, ToShape
+from minilazy.core.attrs import NONE, Reduce, ToShape
 from minilazy.core.dtypes import DType, DTypeLike
 from minilazy.core.infer import describe
 from minilazy.core.ir import Op
 from minilazy.ops.reductions import Scan
+from minilazy.ops.shaping import Axis
 
 Axes = int | Sequence[int] | None
 

@@ -21,9 +21,10 @@ from minilazy.api.elementwise import where
 from minilazy.api.keywords import keywords
 from minilazy.api.tensor import Tensor, TensorLike, as_node, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import Axes, Axis, Iota, Permute, ToShape
+from minilazy.core.attrs import Iota, Permute, ToShape
 from minilazy.core.infer import broadcast_shapes, describe
 from minilazy.core.ir import Op, ShapeError
+from minilazy.ops.shaping import Axes, Axis
 
 
 @keywords

@@ -18,12 +18,14 @@ from minilazy.api.reductions import sum as reduce_sum
 from minilazy.api.shaping import broadcast_to, reshape, take_along_axis
 from minilazy.api.tensor import Tensor, record
 from minilazy.core import dtypes
-from minilazy.core.attrs import NONE, Attrs, Axes, Axis, Contract, Permute, Piece, Reduce, mismatch
+from minilazy.core.attrs import NONE, Attrs, Permute, Reduce, mismatch
 from minilazy.core.infer import broadcast_shapes
 from minilazy.core.ir import Node, Op
 from minilazy.fft import fft_vjp
 from minilazy.linalg.vjp import linalg_vjp
+from minilazy.ops.linalg import Contract
 from minilazy.ops.reductions import Scan
+from minilazy.ops.shaping import Axes, Axis, Piece
 from minilazy.ops.sort import Sort
 
 Cotangents = tuple[Tensor | None, ...]

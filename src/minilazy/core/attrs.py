@@ -100,18 +100,6 @@ class Reduce(NamedTuple):
     keepdims: bool
 
 
-class Contract(NamedTuple):
-    """``TENSORDOT``: the axes of each operand that are summed over, pairwise.
-
-    Example:
-        >>> Contract((1,), (0,)).b
-        (0,)
-    """
-
-    a: tuple[int, ...]
-    b: tuple[int, ...]
-
-
 class ToShape(NamedTuple):
     """``RESHAPE`` and ``BROADCAST``: the result shape.
 
@@ -120,18 +108,6 @@ class ToShape(NamedTuple):
         (2, 3)
     """
 
-    shape: tuple[int, ...]
-
-
-class Piece(NamedTuple):
-    """``UNPACK``: the piece of a packed vector that starts at ``offset``, as ``shape``.
-
-    Example:
-        >>> Piece(4, (2, 3)).shape
-        (2, 3)
-    """
-
-    offset: int
     shape: tuple[int, ...]
 
 
@@ -146,28 +122,6 @@ class Permute(NamedTuple):
     perm: tuple[int, ...]
 
 
-class Axes(NamedTuple):
-    """``FLIP``: the axes reversed.
-
-    Example:
-        >>> Axes((0,)).axes
-        (0,)
-    """
-
-    axes: tuple[int, ...]
-
-
-class Axis(NamedTuple):
-    """``CONCAT``: the axis joined along.
-
-    Example:
-        >>> Axis(1).axis
-        1
-    """
-
-    axis: int
-
-
 # Any op's attributes: a NamedTuple of one family (core's here, an op family's in its module).
 Attrs: TypeAlias = tuple[object, ...]
 
@@ -176,7 +130,7 @@ def mismatch(op: object, attrs: object) -> TypeError:
     """The error for attributes of the wrong family (a bug in the caller, not user input).
 
     Example:
-        >>> mismatch("sum", Axis(0))
-        TypeError('sum: attributes Axis(axis=0) are of the wrong family')
+        >>> mismatch("sum", Permute((0,)))
+        TypeError('sum: attributes Permute(perm=(0,)) are of the wrong family')
     """
     return TypeError(f"{getattr(op, 'value', op)}: attributes {attrs!r} are of the wrong family")

@@ -19,12 +19,9 @@ import numpy as np
 from minilazy.core import dtypes
 from minilazy.core.attrs import (
     Attrs,
-    Axis,
     Cast,
-    Contract,
     Iota,
     Permute,
-    Piece,
     Reduce,
     ToShape,
     mismatch,
@@ -252,21 +249,6 @@ def _matmul(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     return sized("matmul", shape, dtype), dtype
 
 
-def _tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Contract(axes_a, axes_b):
-            a, b = xs
-            if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
-                raise ShapeError(f"tensordot: contracted axes {axes_a} of {describe(a)} and "
-                                 f"{axes_b} of {describe(b)} differ in size")
-            shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
-                tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
-            dtype = dtypes.result_type(a.dtype, b.dtype)
-            return sized("tensordot", shape, dtype), dtype
-    raise mismatch(op, attrs)
-
-
-
 def _reshape(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case ToShape(shape):
@@ -305,47 +287,10 @@ def _same(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     return xs[0].shape, xs[0].dtype  # flip, stop_gradient; shard (its sharding was checked)
 
 
-def _concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Axis(axis):
-            first = xs[0].shape
-            for x in xs[1:]:
-                if len(x.shape) != len(first) or any(
-                        n != m for i, (n, m) in enumerate(zip(x.shape, first)) if i != axis):
-                    shown = ", ".join(describe(x) for x in xs)
-                    raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
-            shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
-            dtype = dtypes.result_type(*(x.dtype for x in xs))
-            return sized("concat", shape, dtype), dtype
-    raise mismatch(op, attrs)
-
-
-def _pack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    if not xs or any(x.dtype != xs[0].dtype for x in xs):  # one vector holds one dtype
-        raise TypeError(f"pack: takes tensors of one dtype, got {', '.join(map(describe, xs))}")
-    return sized("pack", (sum(math.prod(x.shape) for x in xs),), xs[0].dtype), xs[0].dtype
-
-
-def _unpack(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Piece(offset, shape):
-            (x,) = xs
-            if type(offset) is not int:  # (a float would reach XLA, and fail only at the barrier)
-                raise TypeError(f"unpack: the offset must be an integer, got {offset!r}")
-            if len(x.shape) != 1 or not 0 <= offset <= offset + math.prod(shape) <= x.shape[0]:
-                raise ShapeError(f"unpack: no piece of shape {shape} at offset {offset} in "
-                                 f"{describe(x)} (a 1-D vector)")
-            return sized("unpack", shape, x.dtype), x.dtype
-    raise mismatch(op, attrs)
-
-
-
-
 INFER: Final[dict[Op, Rule]] = {
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     Op.NEG: unary, Op.ADD: binary, Op.SUB: binary, Op.MUL: binary, Op.DIV: binary,
     Op.SUM: _sum,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot, Op.RESHAPE: _reshape,
-    Op.TRANSPOSE: _transpose, Op.BROADCAST: _broadcast, Op.FLIP: _same, Op.CONCAT: _concat,
-    Op.STOP_GRADIENT: _same, Op.PACK: _pack, Op.UNPACK: _unpack,
+    Op.MATMUL: _matmul, Op.RESHAPE: _reshape, Op.TRANSPOSE: _transpose,
+    Op.BROADCAST: _broadcast, Op.STOP_GRADIENT: _same,
 }

@@ -17,15 +17,11 @@ from typing import Final, NoReturn, TypeAlias
 from minilazy.core.attrs import (
     NONE,
     Attrs,
-    Axes,
-    Axis,
     Cast,
     Constant,
-    Contract,
     Iota,
     NoAttrs,
     Permute,
-    Piece,
     Reduce,
     ToShape,
     mismatch,
@@ -180,11 +176,10 @@ SHAPE_OPS: Final = frozenset({
 # here; an op family's, defined in its module (minilazy.ops), added by it.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.DATA: (NoAttrs,), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
-    Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,), Op.TENSORDOT: (Contract,),
+    Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,),
     **dict.fromkeys([Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV], (NoAttrs,)), Op.SUM: (Reduce,),
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
-    Op.FLIP: (Axes,), Op.CONCAT: (Axis,),
-    Op.STOP_GRADIENT: (NoAttrs,), Op.PACK: (NoAttrs,), Op.UNPACK: (Piece,),
+    Op.STOP_GRADIENT: (NoAttrs,),
 }
 # A stable integer per op for the digest (hash() of an enum member or a str is salted per process).
 OP_CODE: Final[dict[Op, int]] = {op: zlib.crc32(op.value.encode()) for op in Op}

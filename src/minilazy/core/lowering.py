@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Final, Protocol, cast
 
@@ -27,13 +26,9 @@ from jax import lax
 
 from minilazy.core.attrs import (
     Attrs,
-    Axes,
-    Axis,
     Constant,
-    Contract,
     Iota,
     Permute,
-    Piece,
     Reduce,
     ToShape,
     mismatch,
@@ -323,43 +318,11 @@ def _matmul(xs: Sequence[Array], n: Node) -> Array:
                  n.dtype)
 
 
-def _tensordot(xs: Sequence[Array], n: Node) -> Array:
-    a, b = (astype(x, n.dtype) for x in xs)
-    match n.attrs:
-        case Contract(axes_a, axes_b):
-            return jnp.tensordot(a, b, axes=(list(axes_a), list(axes_b)), precision=HIGHEST)
-    raise mismatch(n.op, n.attrs)
-
-
-
-
-
-
-
-
-
-
-def _unpack(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Piece(offset, shape):
-            size = math.prod(shape)  # (empty: from 0, or XLA may abort: docs/findings)
-            start = offset if size else 0
-            return lax.reshape(lax.slice(xs[0], (start,), (start + size,)), shape)
-    raise mismatch(n.op, n.attrs)
-
-
-def _concat(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Axis(axis):
-            return lax.concatenate([astype(x, n.dtype) for x in xs], axis)
-    raise mismatch(n.op, n.attrs)
-
-
 def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
-    """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
+    """A rule whose one attribute (a shape, a permutation) is passed straight to ``fn``."""
     def rule(xs: Sequence[Array], n: Node) -> Array:
         match n.attrs:
-            case ToShape(v) | Permute(v) | Axes(v):
+            case ToShape(v) | Permute(v):
                 return fn(xs[0], v)
         raise mismatch(n.op, n.attrs)
 
@@ -369,9 +332,8 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
 LOWER: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: elementwise(fn) for op, fn in _ARITHMETIC.items()},
-    Op.SUM: _sum, Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.SUM: _sum, Op.MATMUL: _matmul,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),
-    Op.BROADCAST: _static(jnp.broadcast_to), Op.FLIP: _static(lax.rev), Op.CONCAT: _concat,
+    Op.BROADCAST: _static(jnp.broadcast_to),
     Op.STOP_GRADIENT: lambda xs, n: xs[0],  # the forward value: itself
-    Op.PACK: lambda xs, n: lax.concatenate([jnp.ravel(x) for x in xs], 0), Op.UNPACK: _unpack,
 }

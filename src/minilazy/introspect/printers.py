@@ -15,15 +15,11 @@ from typing import Any, Final
 from minilazy.core import lowering, runtime
 from minilazy.core.attrs import (
     Attrs,
-    Axes,
-    Axis,
     Cast,
     Constant,
-    Contract,
     Iota,
     NoAttrs,
     Permute,
-    Piece,
     Reduce,
     ToShape,
 )
@@ -57,18 +53,10 @@ def attrs_text(attrs: Attrs) -> str:
             return f"to={DTYPES[code]}"
         case Reduce(axes, keepdims):
             return f"axes={list(axes)}" + (" keepdims" if keepdims else "")
-        case Contract(a, b):
-            return f"axes={list(a)},{list(b)}"
         case ToShape(shape):
             return f"shape={shape}"
         case Permute(perm):
             return f"perm={perm}"
-        case Piece(offset, shape):
-            return f"offset={offset} shape={shape}"
-        case Axes(axes):
-            return f"axes={axes}"
-        case Axis(axis):
-            return f"axis={axis}"
     return TEXT[type(attrs)](attrs)
 
 

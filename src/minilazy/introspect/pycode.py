@@ -18,13 +18,9 @@ from minilazy.core import attrs, dtypes, runtime
 from minilazy.core.attrs import (
     NONE,
     Attrs,
-    Axes,
-    Axis,
     Constant,
-    Contract,
     NoAttrs,
     Permute,
-    Piece,
     Reduce,
     mismatch,
 )
@@ -157,38 +153,10 @@ def _convert(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return [f"{name} = ml.astype({args[0]}, '{n.dtype}')"]
 
 
-def _concat(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Axis(axis):
-            return [f"{name} = ml.concat([{', '.join(args)}], axis={axis})"]
-    raise mismatch(n.op, n.attrs)
-
-
-def _unpack(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Piece(offset, shape):
-            return [f"{name} = ml.unpack({args[0]}, [{shape!r}], offset={offset})[0]"]
-    raise mismatch(n.op, n.attrs)
-
-
-def _tensordot(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Contract(a, b):
-            return [f"{name} = ml.tensordot({args[0]}, {args[1]}, axes=({a!r}, {b!r}))"]
-    raise mismatch(n.op, n.attrs)
-
-
 def _permute_dims(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Permute(perm):
             return [f"{name} = ml.permute_dims({args[0]}, {perm!r})"]
-    raise mismatch(n.op, n.attrs)
-
-
-def _flip(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    match n.attrs:
-        case Axes(axes):
-            return [f"{name} = ml.flip({args[0]}, axis={axes!r})"]
     raise mismatch(n.op, n.attrs)
 
 
@@ -203,13 +171,9 @@ PYTHON: Final[dict[Op, Rule]] = {
     **{op: elementwise for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
     Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed, Op.CONVERT: _convert,
     Op.WHERE: _call("where"),
-    Op.SUM: reduction, Op.MATMUL: _call("matmul"), Op.TENSORDOT: _tensordot,
-    Op.RESHAPE: _reshape,
-    Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast, Op.FLIP: _flip,
-    Op.CONCAT: _concat,
+    Op.SUM: reduction, Op.MATMUL: _call("matmul"), Op.RESHAPE: _reshape,
+    Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast,
     Op.STOP_GRADIENT: _call("stop_gradient"),
-    Op.PACK: lambda name, n, args: [f"{name} = ml.pack([{', '.join(args)}])"],
-    Op.UNPACK: _unpack,
 }
 
 

@@ -10,24 +10,13 @@ implementation. Expected values in tests never come from here: they come from Nu
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
 import numpy as np
 
 from minilazy.core import runtime
-from minilazy.core.attrs import (
-    Axes,
-    Axis,
-    Contract,
-    Iota,
-    Permute,
-    Piece,
-    Reduce,
-    ToShape,
-    mismatch,
-)
+from minilazy.core.attrs import Iota, Permute, Reduce, ToShape, mismatch
 from minilazy.core.cut import Cut, cut
 from minilazy.core.infer import UFUNC, signature
 from minilazy.core.ir import Node, Op
@@ -99,48 +88,11 @@ def _matmul(xs: Sequence[Array], n: Node) -> Array:
         return np.asarray(np.matmul(xs[0].astype(sig[0]), xs[1].astype(sig[1])))
 
 
-def _tensordot(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Contract(axes_a, axes_b):
-            a, b = (x.astype(n.dtype) for x in xs)
-            with np.errstate(all="ignore"):
-                return np.asarray(np.tensordot(a, b, (axes_a, axes_b)))
-    raise mismatch(n.op, n.attrs)
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-def _unpack(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Piece(offset, shape):
-            return xs[0][offset:offset + math.prod(shape)].reshape(shape)
-    raise mismatch(n.op, n.attrs)
-
-
-def _concat(xs: Sequence[Array], n: Node) -> Array:
-    match n.attrs:
-        case Axis(axis):
-            return np.concatenate([x.astype(n.dtype) for x in xs], axis=axis)
-    raise mismatch(n.op, n.attrs)
-
-
 def _static(fn: Callable[[Array, tuple[int, ...]], Any]) -> Rule:
     """A rule whose one attribute (a shape, a permutation, axes) is passed straight to ``fn``."""
     def rule(xs: Sequence[Array], n: Node) -> Array:
         match n.attrs:
-            case ToShape(v) | Permute(v) | Axes(v):
+            case ToShape(v) | Permute(v):
                 return np.asarray(fn(xs[0], v))
         raise mismatch(n.op, n.attrs)
 
@@ -151,11 +103,10 @@ REFERENCE: Final[dict[Op, Rule]] = {
     Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
     **{op: elementwise(UFUNC[op]) for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
     Op.SUM: _sum,
-    Op.MATMUL: _matmul, Op.TENSORDOT: _tensordot,
+    Op.MATMUL: _matmul,
     Op.RESHAPE: _static(np.reshape), Op.TRANSPOSE: _static(np.transpose),
-    Op.BROADCAST: _static(np.broadcast_to), Op.FLIP: _static(np.flip), Op.CONCAT: _concat,
+    Op.BROADCAST: _static(np.broadcast_to),
     Op.STOP_GRADIENT: lambda xs, n: xs[0],  # a mark for the backward pass, not a computation
-    Op.PACK: lambda xs, n: np.concatenate([x.ravel() for x in xs]), Op.UNPACK: _unpack,
 }
 
 

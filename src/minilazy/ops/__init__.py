@@ -5,8 +5,9 @@ Core's tables (``infer.INFER``, ``lowering.LOWER``) and the inspector's (``refer
 imported, beside the rules themselves (JAX's layout: a primitive, then its rules). Importing
 this package imports every family, so the tables cover the closed set of ops
 (``tests/test_structure.py``). ``fft`` is the worked example (docs/families.md); ``sort``,
-``linalg``, ``conv``, ``indexing``, ``reductions`` and ``elementwise`` (with its integer and
-complex corners, ``integers`` and ``complex``) follow it. A VJP is written with the array
+``linalg`` (with ``tensordot``), ``conv``, ``indexing``, ``reductions``, ``shaping`` (flip,
+concat, pack, unpack) and ``elementwise`` (with its integer and complex corners, ``integers``
+and ``complex``) follow it. A VJP is written with the array
 namespace, so it lives above, beside the family's public functions (``minilazy.fft``,
 ``minilazy.linalg``, ``api/convolution.py``) or in ``autodiff/vjps.py``.
 
@@ -18,6 +19,7 @@ Example:
     True
 """
 
-from minilazy.ops import conv, elementwise, fft, indexing, linalg, reductions, sort
+from minilazy.ops import conv, elementwise, fft, indexing, linalg, reductions, shaping, sort
 
-__all__ = ["conv", "elementwise", "fft", "indexing", "linalg", "reductions", "sort"]
+__all__ = ["conv", "elementwise", "fft", "indexing", "linalg", "reductions", "shaping",
+           "sort"]

@@ -1,4 +1,4 @@
-"""The linalg family: ``Op.LINALG``, one node per result of a factorization, registered.
+"""The linalg family: ``Op.LINALG`` (one node per result of a factorization), ``tensordot``.
 
 Like the FFT family (``ops/fft.py``, the worked example). :class:`~minilazy.core.attrs.Fn` names
 the closed set of primitives behind the op; :func:`rule` is their shape and dtype rule and
@@ -13,6 +13,8 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final, NamedTuple
+
+import numpy as np
 
 from minilazy.core import dtypes, infer, ir, lowering
 from minilazy.core.attrs import Attrs, mismatch
@@ -56,6 +58,19 @@ class Linalg(NamedTuple):
 
     fn: int  # eigh, qr, svd and slogdet record one node per result
     full: bool  # qr's mode="complete", svd's full_matrices
+
+
+class Contract(NamedTuple):
+    """``TENSORDOT``: the axes of each operand that are summed over, pairwise.
+
+    Example:
+        >>> Contract((1,), (0,)).b
+        (0,)
+    """
+
+    a: tuple[int, ...]
+    b: tuple[int, ...]
+
 
 # The dtypes the primitives compute in: NumPy's linalg has no float16 (nor has LAPACK).
 LINALG_DTYPES: Final = frozenset({dtypes.float32, dtypes.float64}) | dtypes.COMPLEX
@@ -188,8 +203,76 @@ def text(a: Linalg) -> str:
     return f"fn={Fn(a.fn).name.lower()}" + (" full" if a.full else "")
 
 
-ir.FAMILY[Op.LINALG] = (Linalg,)
+def tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    """``TENSORDOT``'s shape and dtype: the free axes of each operand, the dtypes promoted.
+
+    Example:
+        >>> from minilazy.core.ir import data_leaf
+        >>> a, b = data_leaf(None, (2, 3), dtypes.int8), data_leaf(None, (3, 4), dtypes.float32)
+        >>> tensordot(Op.TENSORDOT, (a, b), Contract((1,), (0,)))
+        ((2, 4), dtype('float32'))
+    """
+    match attrs:
+        case Contract(axes_a, axes_b):
+            a, b = xs
+            if [a.shape[i] for i in axes_a] != [b.shape[i] for i in axes_b]:
+                raise ShapeError(f"tensordot: contracted axes {axes_a} of {_shown(a)} and "
+                                 f"{axes_b} of {_shown(b)} differ in size")
+            shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
+                tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
+            dtype = dtypes.result_type(a.dtype, b.dtype)
+            return dtypes.sized("tensordot", shape, dtype), dtype
+    raise mismatch(op, attrs)
+
+
+def contracted(xp: Any, xs: Sequence[Any], n: Node) -> Any:
+    """The value of a ``TENSORDOT`` node with namespace ``xp`` (NumPy, or ``jax.numpy``).
+
+    The lowering casts with its mended ``astype`` and asks for exact f32 products (no TF32).
+
+    Example:
+        >>> import numpy as np
+        >>> from minilazy.core.ir import data_leaf
+        >>> a = data_leaf(None, (2,), dtypes.float64)
+        >>> n = Node(Op.TENSORDOT, (a, a), Contract((0,), (0,)), (), dtypes.float64)
+        >>> contracted(np, [np.ones(2), np.ones(2)], n)
+        array(2.)
+    """
+    match n.attrs:
+        case Contract(axes_a, axes_b):
+            if xp is np:
+                na, nb = (np.asarray(x).astype(n.dtype) for x in xs)
+                with np.errstate(all="ignore"):
+                    return np.asarray(np.tensordot(na, nb, (axes_a, axes_b)))
+            a, b = (lowering.astype(x, n.dtype) for x in xs)
+            return xp.tensordot(a, b, axes=(list(axes_a), list(axes_b)),
+                                precision=lowering.HIGHEST)
+    raise mismatch(n.op, n.attrs)
+
+
+def tensordot_python(result: str, n: Node, args: Sequence[str]) -> list[str]:
+    """The line of minilazy code that records a ``TENSORDOT`` node again.
+
+    Example:
+        >>> from minilazy.core.ir import data_leaf
+        >>> a = data_leaf(None, (2,), dtypes.float64)
+        >>> n = Node(Op.TENSORDOT, (a, a), Contract((0,), (0,)), (), dtypes.float64)
+        >>> tensordot_python("v2", n, ["v0", "v1"])
+        ['v2 = ml.tensordot(v0, v1, axes=((0,), (0,)))']
+    """
+    match n.attrs:
+        case Contract(a, b):
+            return [f"{result} = ml.tensordot({args[0]}, {args[1]}, axes=({a!r}, {b!r}))"]
+    raise mismatch(n.op, n.attrs)
+
+
+ir.FAMILY.update({Op.LINALG: (Linalg,), Op.TENSORDOT: (Contract,)})
 printers.TEXT[Linalg] = text
+printers.TEXT[Contract] = lambda a: f"axes={list(a.a)},{list(a.b)}"
+infer.INFER[Op.TENSORDOT] = tensordot
+lowering.LOWER[Op.TENSORDOT] = lowering.with_namespace(contracted)
+reference.REFERENCE[Op.TENSORDOT] = reference.with_namespace(contracted)
+pycode.PYTHON[Op.TENSORDOT] = tensordot_python
 infer.INFER[Op.LINALG] = rule
 lowering.LOWER[Op.LINALG] = lowering.with_namespace(evaluate)
 reference.REFERENCE[Op.LINALG] = reference.with_namespace(evaluate)
