@@ -39,7 +39,7 @@ def _run(argv: list[str], timeout: float) -> dict[str, Any]:
 
 def accelerators() -> list[str]:
     """The accelerator platforms JAX sees here (``gpu``, ``tpu``), none on a CPU machine."""
-    from minilazy.core.runtime import platforms
+    from minilazy.scaleout.processes import platforms
 
     return [p for p in platforms() if p != "cpu"]
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 import minilazy as ml
-from minilazy.core.runtime import platforms
+from minilazy.scaleout.processes import platforms
 
 # `clean` below runs once per test, not per example: examples must not rely on it.
 _COMMON = {"deadline": None,

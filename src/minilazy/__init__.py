@@ -211,7 +211,7 @@ from minilazy.core.dtypes import (
     uint64,
 )
 from minilazy.core.ir import Device, DeviceError, Op, ShapeError, UnsupportedError
-from minilazy.core.runtime import default_device, devices
+from minilazy.core.runtime import default_device
 from minilazy.core.state import BarrierPolicy, current_policy, eager, policy, set_policy
 from minilazy.introspect import debug as _debug
 from minilazy.introspect.debug import (
@@ -234,6 +234,7 @@ from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
 from minilazy.scaleout import placement as _placement
 from minilazy.scaleout import processes as _processes
 from minilazy.scaleout.meshes import Mesh
+from minilazy.scaleout.processes import devices
 from minilazy.scaleout.sharding import mark_sharding
 
 __version__ = "0.1.0"

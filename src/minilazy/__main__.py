@@ -9,8 +9,8 @@ import argparse
 import re
 from collections.abc import Callable
 
-from minilazy.core import runtime
 from minilazy.demo import MLP_BATCH, SIZES, main, models
+from minilazy.scaleout import processes
 
 DESCRIPTION = f"""\
 Train a model lazily and print what the engine did: the learning curve, compiles and cache
@@ -85,7 +85,7 @@ def run(argv: list[str] | None = None) -> None:
     steps = DEFAULT_STEPS[args.model] if args.steps is None else args.steps
     if args.model == "mlp":
         if args.devices > 1:
-            runtime.use_cpu_devices(args.devices)
+            processes.use_cpu_devices(args.devices)
         main(steps=steps, devices=args.devices)
     elif args.model == "cnn":
         models.main_cnn(steps=steps)

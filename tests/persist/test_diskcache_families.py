@@ -152,8 +152,8 @@ def child(out: str) -> None:
 CHILD = """
 import sys
 sys.path.insert(0, sys.argv[1])
-from minilazy.core import runtime
-runtime.use_cpu_devices(2)  # for the sharded family
+from minilazy.scaleout import processes
+processes.use_cpu_devices(2)  # for the sharded family
 import test_diskcache_families
 test_diskcache_families.child(sys.argv[2])
 """

@@ -17,6 +17,7 @@ from minilazy.api.composites import KINDS, isdtype
 from minilazy.core import dtypes, runtime
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Device
+from minilazy.scaleout import processes
 
 # The standard's names for the dtypes minilazy has (``bool`` is NumPy's ``bool_``).
 # The standard's dtypes: float16 is minilazy's too (``ml.float16``), but not the standard's, so
@@ -72,7 +73,7 @@ class Info:
             >>> ml.default_device() in ml.__array_namespace_info__().devices()
             True
         """
-        return runtime.devices()
+        return processes.devices()
 
     def default_dtypes(self, *, device: Device | None = None) -> dict[str, DType]:
         """The dtypes minilazy picks when none is given: NumPy's, on every device.

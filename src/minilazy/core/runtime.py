@@ -1,11 +1,10 @@
-"""The device runtime: devices and processes, transfers, compiling, and execution.
+"""The device runtime: the default device, transfers, compiling, and execution.
 
-With the lowering the only part of core that imports jax. Devices are JAX platforms
-(``cpu``, ``gpu``, ``tpu``) named by minilazy :class:`~minilazy.core.ir.Device` values; in a run of
-several processes (``PROCESSES``), every process's. Compiled programs go to the compile cache
-(:mod:`minilazy.core.cache`); :mod:`minilazy.persist.executables` turns them into bytes
-for the persistent cache, and back. Execution is asynchronous (JAX dispatch): results are device
-buffers that host transfers wait on.
+With the lowering the only part of core that imports jax. Devices are JAX platforms (``cpu``,
+``gpu``, ``tpu``) named by minilazy :class:`~minilazy.core.ir.Device` values (which there are,
+across processes too, ``minilazy.scaleout.processes`` says). Compiled programs go to the
+compile cache (:mod:`minilazy.core.cache`; ``minilazy.persist`` keeps them on disk). Execution
+is asynchronous (JAX dispatch): results are device buffers that host transfers wait on.
 """
 
 from __future__ import annotations
@@ -55,8 +54,13 @@ def check_usable() -> None:
             "Start workers with multiprocessing.get_context('spawn') or 'forkserver'.")
 
 
-def _intern(platform: str, index: int) -> Device:
-    # One Device object per device, so the tensor's same-device check is usually an `is`.
+def interned(platform: str, index: int) -> Device:
+    """The one :class:`Device` of a JAX device: the same-device check is then usually ``is``.
+
+    Example:
+        >>> interned("cpu", 0) is interned("cpu", 0)
+        True
+    """
     return _DEVICES.setdefault((platform, index), Device(platform, index))
 
 
@@ -77,29 +81,6 @@ class Processes:
 PROCESSES: Final = Processes()
 
 
-def _joined() -> None:
-    if PROCESSES.join is not None:
-        PROCESSES.join()
-
-
-def devices(platform: str | None = None) -> list[Device]:
-    """The devices of ``platform`` (``cpu``, ``gpu``, ``tpu``), or of JAX's default platform.
-
-    Raises ``RuntimeError`` naming the platform when it has no devices here.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.devices("cpu")[0]
-        Device(platform='cpu', index=0)
-    """
-    _joined()
-    try:
-        found = jax.devices(platform)
-    except RuntimeError as e:
-        raise RuntimeError(f"no {platform} devices available: {e}") from None
-    return [_intern(d.platform, index) for index, d in enumerate(found)]  # (one platform)
-
-
 def default_device() -> Device:
     """The device new tensors go to: JAX's first default device of this process.
 
@@ -108,43 +89,12 @@ def default_device() -> Device:
         >>> ml.default_device().index
         0
     """
-    _joined()
+    if PROCESSES.join is not None:  # a launch's processes join before JAX starts
+        PROCESSES.join()
     local = jax.local_devices()[0]  # in process p > 0 of a launch, jax.devices()[0] is not ours
-    return _intern(local.platform, jax.devices(local.platform).index(local))
+    return interned(local.platform, jax.devices(local.platform).index(local))
 
 
-def use_cpu_devices(n: int) -> None:
-    """Split the host into ``n`` CPU devices (``XLA_FLAGS``' device count), before JAX starts.
-
-    Example:
-        >>> use_cpu_devices(8)
-        Traceback (most recent call last):
-        ...
-        RuntimeError: use_cpu_devices: JAX has started in this process; ...
-    """
-    try:
-        cast(Callable[[str, int], None], jax.config.update)("jax_num_cpu_devices", n)
-    except RuntimeError:
-        raise RuntimeError("use_cpu_devices: JAX has started in this process; call it first, "
-                           "or set XLA_FLAGS=--xla_force_host_platform_device_count=N") from None
-
-
-def platforms() -> list[str]:
-    """The JAX platforms available here, e.g. ``['cpu']`` or ``['gpu', 'cpu']``.
-
-    Example:
-        >>> "cpu" in platforms()
-        True
-    """
-    _joined()
-    found = []
-    for name in ("cpu", "gpu", "tpu"):
-        try:
-            if jax.devices(name):
-                found.append(name)
-        except RuntimeError:
-            pass
-    return found
 
 
 def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:

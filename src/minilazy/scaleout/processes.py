@@ -1,17 +1,21 @@
-"""Joining the other processes of a launch, installed into the runtime by ``import minilazy``.
+"""The devices there are, and joining the other processes of a launch (a part of the runtime).
 
 A process started by ``python -m minilazy.launch`` (:mod:`minilazy.scaleout.cluster` says which)
-joins the others through ``jax.distributed`` before JAX starts; then ``ml.devices()`` are every
-process's, and a mesh can span them all. Without this part the runtime runs one process alone.
+joins the others through ``jax.distributed`` before JAX starts (``import minilazy`` installs
+:func:`join` into the runtime); then :func:`devices` are every process's, and a mesh can span
+them all. Without this part the runtime runs one process alone. On one host,
+:func:`use_cpu_devices` splits the CPU into several devices, to try a mesh.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Final, cast
 
 import jax
 
 from minilazy.core import runtime
+from minilazy.core.ir import Device
 from minilazy.scaleout.cluster import env
 
 
@@ -61,3 +65,54 @@ def install() -> None:
         True
     """
     runtime.PROCESSES.join = join
+
+
+def devices(platform: str | None = None) -> list[Device]:
+    """The devices of ``platform`` (``cpu``, ``gpu``, ``tpu``), or of JAX's default platform.
+
+    Raises ``RuntimeError`` naming the platform when it has no devices here.
+
+    Example:
+        >>> devices("cpu")[0]
+        Device(platform='cpu', index=0)
+    """
+    join()
+    try:
+        found = jax.devices(platform)
+    except RuntimeError as e:
+        raise RuntimeError(f"no {platform} devices available: {e}") from None
+    return [runtime.interned(d.platform, index) for index, d in enumerate(found)]  # (one platform)
+
+
+def platforms() -> list[str]:
+    """The JAX platforms available here, e.g. ``['cpu']`` or ``['gpu', 'cpu']``.
+
+    Example:
+        >>> "cpu" in platforms()
+        True
+    """
+    join()
+    found = []
+    for name in ("cpu", "gpu", "tpu"):
+        try:
+            if jax.devices(name):
+                found.append(name)
+        except RuntimeError:
+            pass
+    return found
+
+
+def use_cpu_devices(n: int) -> None:
+    """Split the host into ``n`` CPU devices (``XLA_FLAGS``' device count), before JAX starts.
+
+    Example:
+        >>> use_cpu_devices(8)
+        Traceback (most recent call last):
+        ...
+        RuntimeError: use_cpu_devices: JAX has started in this process; ...
+    """
+    try:
+        cast(Callable[[str, int], None], jax.config.update)("jax_num_cpu_devices", n)
+    except RuntimeError:
+        raise RuntimeError("use_cpu_devices: JAX has started in this process; call it first, "
+                           "or set XLA_FLAGS=--xla_force_host_platform_device_count=N") from None
