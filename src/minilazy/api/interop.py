@@ -15,15 +15,16 @@ Never imports jax.
 
 from __future__ import annotations
 
+import math
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final, Self, cast
 
 import numpy as np
 
 from minilazy.api.host import checked
-from minilazy.core import runtime, tracer
+from minilazy.core import dtypes, runtime, tracer
+from minilazy.core.infer import describe
 from minilazy.core.ir import Device, Node, data_leaf
-from minilazy.core.tracer import check_scalar
 
 # The standard's versions whose namespace minilazy's names follow (it ships 2023.12's).
 API_VERSIONS: Final = ("2021.12", "2022.12", "2023.12")
@@ -73,6 +74,18 @@ def namespace() -> ModuleType:
     if FACE.namespace is None:  # the surface used without its face: say what is missing
         raise RuntimeError("the tensor's methods need the array namespace: import minilazy")
     return FACE.namespace
+
+
+def check_scalar(t: Any, what: str) -> None:
+    """``float()``, ``int()`` and ``complex()`` take a 0-d tensor only, as NumPy 2's arrays.
+
+    Example:
+        >>> import minilazy as ml
+        >>> check_scalar(ml.ones(()), "float()")
+    """
+    if t._node.shape:
+        raise TypeError(f"{what} needs a 0-d tensor, got shape {t._node.shape}: take x.item() "
+                        "of a size-1 tensor, or index one element first")
 
 
 class ArrayAPIMethods:
@@ -174,6 +187,41 @@ class ArrayAPIMethods:
         buffer = runtime.move(tracer.value(self, "to"), device)
         return type(self)(data_leaf(buffer, node.shape, node.dtype), device)
 
+    # -- Python's conversions and NumPy's array protocol: each an observation barrier --------
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
+        if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
+            raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
+        return np.asarray(tracer.to_host(self, "__array__"), dtype=dtype)
+
+    def tolist(self) -> Any:
+        """The values as nested Python lists (an observation barrier).
+
+        Example:
+            >>> import minilazy as ml
+            >>> (ml.ones((2,)) * 2.0).tolist()
+            [2.0, 2.0]
+        """
+        return tracer.to_host(self, "tolist").tolist()
+
+    def __len__(self) -> int:
+        if not self._node.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._node.shape[0]
+
+    def __bool__(self) -> bool:
+        if math.prod(shape := self._node.shape) != 1:  # NumPy's error, whatever the rank
+            raise ValueError(f"bool() needs a tensor of size 1, got shape {shape} (size "
+                             f"{math.prod(shape)}): use x.any() or x.all()")
+        return bool(tracer.to_host(self, "bool").item())
+
+    def __int__(self) -> int:
+        check_scalar(self, "int()")
+        return int(tracer.to_host(self, "int").item())
+
+    def __float__(self) -> float:
+        check_scalar(self, "float()")
+        return float(tracer.to_host(self, "float").item())
+
     def __complex__(self, /) -> complex:
         """The single element as a Python ``complex`` (an observation barrier, as ``float()``).
 
@@ -184,6 +232,18 @@ class ArrayAPIMethods:
         """
         check_scalar(self, "complex()")
         return complex(tracer.to_host(self, "item").item())
+
+    def __index__(self) -> int:
+        if self._node.shape or self._node.dtype not in dtypes.INTEGER:
+            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
+                            f"{describe(self._node)}")
+        return int(tracer.to_host(self, "index").item())
+
+    def __str__(self) -> str:
+        return str(tracer.to_host(self, "str"))
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else format(tracer.to_host(self, "item").item(), spec)
 
     def __dlpack_device__(self, /) -> tuple[int, int]:
         """Where :meth:`__dlpack__` hands the data over: always the host (``kDLCPU``, 0).

@@ -172,7 +172,7 @@ def _through(root: Node, origins: dict[Node, Node]) -> tuple[Node, ...]:
     order: list[Node] = []
     root = origins.get(root, root)
     stack = [(root, iter(root.operands))]
-    while stack:  # iterative post-order, as cut.linearize
+    while stack:  # iterative post-order, as the cut's walk
         n, operands = stack[-1]
         for o in operands:
             o = origins.get(o, o)

@@ -4,19 +4,13 @@ A barrier is explicit (``mark_step``, ``sync``), an observation (``float(t)``, `
 an auto-cut (too many pending nodes live), or every op in eager mode. Each drives cut -> compile
 cache -> lowering -> runtime and rebinds what it materialised to ``DATA`` leaves of the results.
 
-Barriers are failure-atomic: a tensor is rebound only to a value that exists, so when a
-program fails to compile or run, every tensor is as it was before. The failing tensors are then
-found (the group is split until each failure stands alone), turned into failed leaves that
-re-raise their error when observed, and everything else is materialised. Only a program's own
-failure does that: an interruption (Ctrl-C) leaves every tensor pending, and the next barrier
-tries again. Barriers run one at a time (the engine lock), from any thread: ``mark_step``
-materialises the live tensors of every thread; a signal handler may run one inside another
-(re-entrant: each rebinds what is still its own).
-
-It asks the parts ``import minilazy`` installs (:data:`PARTS`): which input buffers a program
-may consume, how to run a graph too deep for one program, whether an exception is a signal
-handler's, and what a gradient must learn of each cut (the one ``grad`` needs to walk back
-through a barrier its function ran). Without the others: the same values.
+Failure-atomic: a tensor is rebound only to a value that exists. When a program fails, the
+failing tensors are found (the group split until each failure stands alone) and hold their
+error, raised when observed; the rest is materialised. An interruption (Ctrl-C) leaves every
+tensor pending. Barriers run one at a time (the engine lock), from any thread, re-entrant (a
+signal handler's). The parts ``import minilazy`` installs (:data:`PARTS`) say which buffers a
+program may consume, run a graph too deep for one program in stages, tell a signal handler's
+exception apart, and tell a gradient about each cut; without them, the same values.
 """
 
 from __future__ import annotations
@@ -112,8 +106,7 @@ class ProgramFailed(Exception):
 def interruption(error: BaseException) -> BaseException | None:
     """The exception that interrupted a program, if ``error`` is (or came of) one, else None.
 
-    ``KeyboardInterrupt`` (no ``Exception``), or what the installed :class:`Signals` finds: a
-    signal handler's exception, also when a library wrapped it.
+    ``KeyboardInterrupt``, or a signal handler's exception (the installed :class:`Signals`).
 
     Example:
         >>> interruption(ValueError("raised by the program itself")) is None
@@ -125,9 +118,9 @@ def interruption(error: BaseException) -> BaseException | None:
 
 
 def own(step: Callable[..., T], *args: Any) -> T:
-    """``step(*args)``: it makes or runs a program, so what it raises is :class:`ProgramFailed`.
+    """``step(*args)``, a program's compile or run: what it raises is :class:`ProgramFailed`.
 
-    Unless it is an :func:`interruption`, raised as it is: the program may well run next time.
+    But an :func:`interruption`, raised as it is: the program may well run next time.
 
     Example:
         >>> try:
@@ -243,9 +236,8 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
     """Materialise ``group`` in one program; if it fails, what can be, and fail the rest.
 
     A failed group is split in halves until each failure stands alone (a few programs more for
-    one bad tensor among many, not one per tensor); the parts run without donating. Returns
-    the first failing tensor's error, if any. Any other exception is raised at once: the
-    tensors not yet rebound stay pending.
+    one bad tensor among many); the parts run without donating. Returns the first failing
+    tensor's error; any other exception is raised at once (the rest stays pending).
     """
     first: Exception | None = None
     parts = [list(group)]
@@ -268,9 +260,7 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
 
 
 def materialise(tensors: Sequence[Handle], cause: str, donate: bool = False) -> None:
-    """A barrier named ``cause``: materialise the pending ``tensors`` (and what they read).
-
-    Raises the first failing tensor's error, if any, once everything else is materialised.
+    """A barrier named ``cause``: materialise the pending ``tensors``; raise the first failure.
 
     Example:
         >>> import minilazy as ml
@@ -309,10 +299,9 @@ def _attempt(tensors: Sequence[Handle], cause: str, donate: bool) -> Exception |
 def mark_step(cause: str = "mark_step") -> None:
     """Barrier: materialise every live tensor with pending ops, in one execution per device.
 
-    Tensors no longer referenced are never computed. Buffers that nothing reads any more are
-    donated to the outputs (``BarrierPolicy.donate``). A tensor that cannot be computed raises
-    its error here, once, after everything else is materialised; from then on it holds that
-    error and raises it when observed.
+    Tensors no longer referenced are never computed; buffers nothing reads any more are donated
+    (``BarrierPolicy.donate``). A tensor that cannot be computed raises its error here, once,
+    after everything else is materialised, and again whenever it is observed.
 
     Example:
         >>> import minilazy as ml
@@ -368,7 +357,7 @@ def wait(*tensors: Handle) -> None:
 def after_record(tensor: Handle) -> None:
     """What ``record`` calls in eager mode (run ``tensor`` now), or at the pending limit.
 
-    At the limit the live graph is counted, and cut if it is still over (the rest was dead).
+    At the limit the live graph is counted, and cut if still over (the rest was dead).
 
     Example:
         >>> import minilazy as ml

@@ -1,10 +1,8 @@
 """The compile cache: a bounded LRU of compiled programs, over an optional second level.
 
-Between the runtime and the barrier. Keyed by the cut's key and the donation mask; a hit never
-re-traces, and is checked against the structure it was compiled for. On a miss it asks its
-:class:`Store`, if it has one (``import minilazy`` gives it the persistent cache on disk,
-:mod:`minilazy.persist`), before lowering and compiling. Never imports jax: the lowering
-traces, the runtime compiles.
+Keyed by the cut's key and the donation mask; a hit never re-traces, and is checked against
+the structure it was compiled for. On a miss it asks its :class:`Store` (the persistent cache,
+:mod:`minilazy.persist`), then lowers and compiles. Never imports jax.
 """
 
 from __future__ import annotations
@@ -32,9 +30,8 @@ class Store(Protocol):
 class CompileCache:
     """A bounded LRU of compiled programs keyed by (cut key, donation mask).
 
-    Memory stays bounded whatever the number of distinct programs: at most ``capacity`` are
-    held, and each time as many have been evicted, JAX's own caches, which keep traces of
-    programs long evicted, are emptied too (:func:`minilazy.core.runtime.forget_traces`).
+    At most ``capacity`` programs are held; each time as many have been evicted, JAX's own
+    caches (traces of programs long evicted) are emptied too (``runtime.forget_traces``).
 
     Example:
         >>> cache = CompileCache(capacity=2)
@@ -54,8 +51,8 @@ class CompileCache:
     def lookup(self, c: Cut, donated: tuple[bool, ...]) -> Compiled | None:
         """The program cached for ``c``, marked most recently used; ``None`` on a miss.
 
-        A hit is checked against the structure it was compiled for: two structures whose
-        64-bit keys collide never share a program (the second one compiles, and replaces it).
+        A hit is checked against the structure it was compiled for: keys that collide never
+        share a program (the second one compiles, and replaces it).
         """
         entry = self._entries.get((c.key, donated))
         if entry is None or entry.structure != c.structure:
@@ -67,9 +64,8 @@ class CompileCache:
     def compile(self, c: Cut, donated: tuple[bool, ...]) -> Compiled:
         """Compile ``c`` and cache it, evicting the least recently used entry when full.
 
-        With a :class:`Store` (the persistent cache, :mod:`minilazy.persist`), a program compiled
-        by an earlier process is loaded from it instead (a disk hit: one of ``disk_hits``, never
-        of ``compiles``, which counts XLA's compiles), and a new one is written there.
+        With a :class:`Store`, a program an earlier process compiled is loaded instead (one of
+        ``disk_hits``, not of ``compiles``), and a new one is written there.
         """
         start = time.perf_counter()
         entry = None if self.store is None else self.store.load(c, donated)

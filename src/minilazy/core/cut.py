@@ -1,12 +1,11 @@
 """Cut: the pending graph below some roots becomes a linear program with a cache key.
 
-After the rules, before the lowering. :func:`cut` walks the graph once, post-order from the roots,
-giving every node a position; the leaves it meets are the program's *parameters*, in the order first
-met. The cache key hashes each node's structural digest (made at record time), the operand positions
-and the device: never data, so new values reuse the compiled program, and ``x + x`` (one parameter)
-and ``x + y`` (two) get different keys. Python's ``hash`` of ints and tuples is the same in every
-process (only ``str`` hashing is salted), so keys are too. A key only finds a program: before one
-is reused, the structure itself is compared, by value (``hash(-1) == hash(-2)``). Never imports jax.
+:func:`cut` walks the graph once, post-order from the roots, giving every node a position; the
+leaves it meets are the program's *parameters*. The cache key hashes each node's structural
+digest (made at record time), the operand positions and the device: never data, so new values
+reuse the compiled program, while ``x + x`` and ``x + y`` differ. Python's ``hash`` of ints and
+tuples is the same in every process, so keys are too. A key only finds a program: before one is
+reused, the structure itself is compared, by value (``hash(-1) == hash(-2)``). Never imports jax.
 """
 
 from __future__ import annotations
@@ -38,19 +37,17 @@ class Cut:
         params: the ``DATA`` leaves, in the order first met: one parameter each.
         scalars: the ``SCALAR`` parameters, grouped by dtype (in ``DTYPES`` order), then in the
             order first met.
-        groups: the dtype and length of each group of ``scalars``, when they travel packed: one
-            array per dtype instead of one argument per number (each argument of a compiled
-            call costs ~1.7 us). Empty when there are more than :data:`PACK_LIMIT` scalars:
-            XLA's compile time grows quadratically with the slices that unpack them.
+        groups: the dtype and length of each group of ``scalars``, when they travel packed (one
+            array per dtype: each argument of a call costs ~1.7 us); empty past
+            :data:`PACK_LIMIT` (XLA's compile time grows quadratically with the unpacking).
         outputs: the position in ``order`` of each root.
         device: where the program runs.
         key: the cache key: structure, attributes, shapes, dtypes, wiring, device.
-        structure: what decides the program, by value: each node's op, attributes, shape and
-            dtype, the wiring, the outputs and the device. A cache hit is checked against it, so
-            two structures whose keys (or digests) collide never share a program.
-        edges: how many operand references the nodes of ``order`` hold (each node's operands
-            are in ``order`` too): what a barrier needs to tell whether anything outside the
-            cut still references its nodes before it donates their buffers.
+        structure: what decides the program, by value (each node's ``exact``, the wiring, the
+            outputs, the device): a cache hit is checked against it, so keys that collide
+            never share a program.
+        edges: how many operand references the nodes of ``order`` hold: what tells whether
+            anything outside the cut still references its nodes (before donating buffers).
 
     Example:
         >>> import minilazy as ml
@@ -101,8 +98,7 @@ class Cut:
 def roots_of(nodes: Iterable[Node]) -> list[Node]:
     """The distinct pending nodes among ``nodes``, in a canonical order (by digest).
 
-    The barrier meets live tensors in no particular order (a weak set); sorting makes the same
-    program give the same linearisation, hence the same key, every time.
+    The same program then gets the same linearisation, hence the same key, every time.
 
     Example:
         >>> import minilazy as ml
@@ -114,23 +110,10 @@ def roots_of(nodes: Iterable[Node]) -> list[Node]:
     return sorted({n: None for n in nodes if n.op is not Op.DATA}, key=_digest)
 
 
-def linearize(roots: Sequence[Node]) -> dict[Node, int]:
-    """Every node below ``roots``, operands before users, with its position.
-
-    The order of a cut's program, without the rest of a cut (for tools and tests).
-
-    Example:
-        >>> import minilazy as ml
-        >>> [n.op.value for n in linearize([ml.exp(ml.ones((2,)))._node])]
-        ['scalar', 'broadcast_to', 'exp']
-    """
-    return _positions(roots, [])
-
 
 def _positions(roots: Sequence[Node], leaves: list[Node]) -> dict[Node, int]:
-    # Iterative post-order (a stack of (node, operand iterator)): no recursion limit, whatever
-    # the depth, and no closure (a recursive closure is a reference cycle that would keep the
-    # graph and its device buffers alive until the next gc run).
+    # Iterative post-order: no recursion limit, and no recursive closure (a reference cycle that
+    # would keep the graph and its device buffers alive until the next gc run).
     index: dict[Node, int] = {}  # nodes hash by identity: this dict is "visited" and "position"
     for r in roots:
         if r in index:
@@ -153,8 +136,7 @@ def _positions(roots: Sequence[Node], leaves: list[Node]) -> dict[Node, int]:
 def cut(roots: Sequence[Node], device: Device) -> Cut:
     """Linearise the graph below ``roots`` into a :class:`Cut` with its cache key.
 
-    The installed :class:`Planner` finds a graph met before (a training step's, again) without
-    walking it: the same cut, faster. Without one, :func:`walk`.
+    The installed :class:`Planner` finds a graph met before without walking it; else :func:`walk`.
 
     Example:
         >>> import minilazy as ml

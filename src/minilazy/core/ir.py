@@ -1,9 +1,8 @@
 """The IR: a closed set of ops and immutable nodes that record them.
 
-The IR, after dtypes, devices and attributes. A :class:`Node` is one recorded op: its operands
-(other nodes), static attributes, result shape and dtype, and a *structural digest* computed once at
-creation from exactly those (never from data), so a graph's cache key costs one walk, not one hash
-of each subtree. Leaves are parameters: device data (``DATA``) or a Python scalar from the host
+A :class:`Node` is one recorded op: its operands, static attributes, result shape and dtype,
+and a *structural digest* computed once from exactly those (never from data), so a graph's
+cache key costs one walk. Leaves are parameters: device data (``DATA``) or a Python scalar
 (``SCALAR``). Never imports jax.
 """
 
@@ -146,8 +145,7 @@ class Op(enum.Enum):
     # the value unchanged, where the backward pass stops: no gradient flows through (autodiff)
     STOP_GRADIENT = "stop_gradient"
 
-    # Members are singletons: hash by identity (fast, in C) instead of Enum's hash of the name.
-    # The digest never uses this hash; it uses the stable OP_CODE below.
+    # Hash by identity (fast, in C), not Enum's hash of the name; digests use OP_CODE below.
     __hash__ = object.__hash__
 
 
@@ -295,8 +293,7 @@ def data_leaf(buffer: object, shape: Shape, dtype: DType,
               placed: Attrs = NONE) -> Node:
     """A ``DATA`` leaf: device data that enters every graph that reads it as a parameter.
 
-    ``placed`` says how the buffer is split over a mesh, if it is (``minilazy.scaleout``): part
-    of the leaf's digest, so programs reading it differently placed do not share a key.
+    ``placed``: how the buffer is split over a mesh, if it is (part of the digest, so of keys).
 
     Example:
         >>> from minilazy.core.dtypes import float32
@@ -309,11 +306,9 @@ def data_leaf(buffer: object, shape: Shape, dtype: DType,
 class Failure:
     """The payload of a tensor whose value could not be computed: its error, to raise again.
 
-    A barrier that cannot materialise a tensor (its program fails to compile or to run) turns
-    it into a ``DATA`` leaf holding one of these: later barriers skip it, observing it raises
-    the original error again, and so does any barrier on a graph that reads it. A copy of the
-    error is kept, without its traceback: the traceback's frames would keep every tensor they
-    saw alive.
+    A tensor a barrier cannot materialise becomes a ``DATA`` leaf holding one: observing it, or
+    any graph that reads it, raises the error again. A copy is kept, without its traceback
+    (whose frames would keep every tensor they saw alive).
 
     Example:
         >>> f = Failure(MemoryError("out of memory"))

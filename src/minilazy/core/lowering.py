@@ -1,15 +1,11 @@
 """XLA lowering: one rule per op to ``jax.lax``/``jax.numpy``, traced ahead of time.
 
-After the cut; with its helpers (``lowering_*``) and the runtime, the only part of core that
-imports jax. The story first:
-:func:`program` interprets a :class:`~minilazy.core.cut.Cut` with one rule per op, and :func:`lower`
-traces that interpreter once with abstract parameters (placed on a device, or on a mesh)
-through the public ``jax.jit(...).lower(...)`` path; the runtime compiles the result. Then the
-rules (:data:`LOWER`: core's ops here, a family's added by its module, ``minilazy.ops``), each
-building an op's value from its operands' values, with the casts they need to match NumPy
-(the elementwise family's integer and complex corners are its own). Leaf data are parameters, never
-constants baked into the program. 64-bit types are switched on only inside minilazy's own jax
-calls (:func:`x64`), never in the user's global config.
+With the runtime, the only part of core that imports jax. :func:`program` interprets a
+:class:`~minilazy.core.cut.Cut` with one rule per op; :func:`lower` traces it once with
+abstract parameters (on a device, or placed on a mesh) through ``jax.jit(...).lower(...)``.
+Then the rules (:data:`LOWER`: core's ops here, a family's added by its module), with the casts
+they need to match NumPy. Leaf data are parameters, never constants. 64-bit types are on only
+inside minilazy's own jax calls (:func:`x64`), never in the user's global config.
 """
 
 from __future__ import annotations
@@ -50,9 +46,8 @@ _X64: Final[Any] = jax.enable_x64  # a config State: get_local/set_local are its
 def x64() -> Iterator[None]:
     """JAX's 64-bit mode inside the block, in this thread; what it was before, however it ends.
 
-    ``jax.enable_x64(True)`` sets a thread-local value, then JAX's jit state, in a few Python
-    steps: a signal handler that raised between them (a timeout) would leave every later
-    ``jax.jit`` of the user's in float64. So the thread's value is put back on any exception.
+    A signal handler raising inside JAX's switch (a few Python steps) would leave the user's
+    later ``jax.jit`` calls in float64: the thread's value is put back on any exception.
 
     Example:
         >>> with x64():
@@ -89,9 +84,8 @@ def jax_device(device: Device) -> Any:
 class Placement(Protocol):
     """Programs over a mesh of devices (``minilazy.scaleout.placement``): where values live.
 
-    The lowering asks it where each parameter is placed; the runtime, where a compiled program's
-    results are, and before and after each run of a program over a mesh. Without it every
-    program runs on the one device of its cut.
+    The lowering asks where each parameter is placed; the runtime, where a program's results
+    are, before and after each run over a mesh. Without it, programs run on one device.
     """
 
     def params(self, c: Cut) -> list[Any] | None:
@@ -125,8 +119,7 @@ PLACEMENT: Final = Placements()
 def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
     """The cut as a function of its parameters: an interpreter over ``c.order`` with LOWER.
 
-    The parameters are the ``DATA`` buffers, then one array per group of scalars (see
-    :class:`~minilazy.core.cut.Cut`); a scalar leaf reads its element of its group's array.
+    The parameters: the ``DATA`` buffers, then one array per group of scalars (``Cut.groups``).
 
     Example:
         >>> import minilazy as ml
@@ -177,8 +170,7 @@ def arguments(c: Cut) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
 def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
     """The arguments' shapes, dtypes and placements: on the cut's device, or as placed.
 
-    Over a mesh, the installed :class:`Placement` says how each is split; XLA's GSPMD
-    partitioner then splits the program and inserts the collectives it needs.
+    Over a mesh, the :class:`Placement` says how each is split (XLA's GSPMD does the rest).
     """
     found = PLACEMENT.part.params(c) if PLACEMENT.part is not None else None
     args = arguments(c)
@@ -228,9 +220,8 @@ def _to_f32_rounding_to_odd(x: Array) -> Array:
     return lax.bitcast_convert_type(jnp.where(inexact, bits | 1, bits), np.float32)
 
 
-# A rule written once for any array namespace ``xp``: (xp, operand values, node) -> value. A
-# family whose ops jax.numpy and NumPy compute alike (sorts, linalg, fft) writes one for both the
-# lowering and the reference interpreter, so the two agree by construction.
+# A rule for any array namespace ``xp``: (xp, operand values, node) -> value. A family whose ops
+# jax.numpy and NumPy compute alike writes one for the lowering and the reference interpreter.
 Evaluate = Callable[[Any, Sequence[Any], Node], Any]
 
 
@@ -256,8 +247,7 @@ def _bcast(x: Array, shape: tuple[int, ...]) -> Array:
 def elementwise(fn: Callable[..., Array]) -> Rule:
     """The rule of an elementwise op computed by ``fn``, typed as NumPy's loops type it.
 
-    Operands are cast to NumPy's loop dtypes (``infer.signature``) and broadcast, ``fn`` is
-    applied, the result is cast to the node's dtype.
+    Operands are cast to NumPy's loop dtypes and broadcast; the result, to the node's dtype.
 
     Example:
         >>> from minilazy.core.attrs import NONE
@@ -277,8 +267,7 @@ def elementwise(fn: Callable[..., Array]) -> Rule:
     return rule
 
 
-# Core's elementwise ops; the others, with their integer and complex corners, are the
-# elementwise family's (minilazy/ops/elementwise.py).
+# Core's elementwise ops; the others are the elementwise family's (minilazy/ops/elementwise.py).
 _ARITHMETIC: Final[Mapping[Op, Callable[..., Array]]] = {
     Op.NEG: jnp.negative, Op.ADD: jnp.add, Op.SUB: jnp.subtract, Op.MUL: jnp.multiply,
     Op.DIV: jnp.true_divide,

@@ -1,9 +1,7 @@
 """Metrics: the counters and timers every stage reports into.
 
-Near the bottom of core: it imports only the standard library. Stages bump plain integer
-attributes on one mutable :data:`COUNTERS` object (cheap enough for the recording hot path);
-users read a frozen snapshot of them through ``ml.metrics()`` (``minilazy.introspect.report``).
-Never imports jax.
+Stages bump plain attributes of one mutable :data:`COUNTERS` (cheap enough for the recording
+hot path); users read a frozen snapshot, ``ml.metrics()`` (``minilazy.introspect.report``).
 """
 
 from __future__ import annotations

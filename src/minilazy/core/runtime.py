@@ -32,8 +32,7 @@ _DEVICES: Final[dict[tuple[str, int], Device]] = {}
 def forked() -> None:
     """What a ``fork()`` child runs once JAX has started: JAX cannot be used there.
 
-    JAX's threads do not survive ``fork``: a child's first barrier or transfer raises instead of
-    hanging. Registered (``os.register_at_fork``) by the process's first use of JAX.
+    JAX's threads do not survive ``fork``: a child's first barrier raises instead of hanging.
     """
     ENGINE.forked = True
 
@@ -118,8 +117,8 @@ def put(value: Any, target: Any) -> Any:
         Array([0., 0.], dtype=float64)
     """
     check_usable()
-    # Host data is copied at the call, into memory nobody else holds: JAX's CPU client adopts a
-    # 64-byte-aligned array (may_alias=False or not, jax 0.10.2). Ours is: the one copy made.
+    # Host data is copied now, into memory nobody else holds: JAX's CPU client adopts an aligned
+    # array (may_alias=False or not, jax 0.10.2), so ours is 64-byte aligned: the one copy.
     if isinstance(value, np.ndarray):
         raw = np.empty(value.nbytes + 64, np.uint8)
         start = -raw.ctypes.data % 64
@@ -254,8 +253,7 @@ def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()
 def forget_traces() -> None:
     """Empty JAX's own in-memory caches of traces and programs (``jax.clear_caches()``).
 
-    JAX keeps a trace of each jitted function the lowering rules call, per shape, long after the
-    compile cache evicted the program: it calls this when it has evicted as many as it holds.
+    JAX keeps traces long after the compile cache evicted their programs: it calls this.
 
     Example:
         >>> forget_traces()
@@ -274,14 +272,10 @@ def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     """Run a compiled program; returns its output buffers (possibly still being computed).
 
-    A program's first run gets copies of the buffers it would consume (JAX deletes donated
-    inputs even when the run fails, out of memory say, and a program that never ran may well
-    fail), and is waited for (a failure may otherwise surface only when a result is read).
-    Once it has run, it consumes its donated inputs and runs asynchronously. A program over a
-    mesh has its arguments placed by the installed :class:`~minilazy.core.lowering.Placement`.
-
-    ``execute_seconds`` counts until the call returns: JAX dispatches asynchronously, so device
-    time that outlasts the call shows up where the host first waits (``copy_to_host``).
+    A first run gets copies of the buffers it would consume (JAX deletes donated inputs even
+    when a run fails, and a new program may well fail) and is waited for; after that, programs
+    consume donated inputs and run asynchronously (``execute_seconds`` counts until the call
+    returns). Over a mesh the :class:`~minilazy.core.lowering.Placement` places the arguments.
     """
     start = time.perf_counter()
     part = PLACEMENT.part

@@ -1,21 +1,11 @@
-r"""The engine's mutable state, in one place: policy, live tensors, pending count, lock, parts.
+"""The engine's mutable state, in one place: policy, live tensors, pending count, lock, parts.
 
-Core, just after the IR. Everything that changes while minilazy runs is reached from here:
-
-- the barrier policy: a process-wide default (``set_policy``) and a per-thread, per-async-task
-  override (``with ml.policy(...)``) in a :class:`contextvars.ContextVar`;
-- the registry of live tensors (weak references), which ``mark_step`` materialises;
-- the count of nodes recorded since the last full barrier, which triggers auto-cuts;
-- the engine lock: barriers run one at a time, whichever thread calls them;
-- the barrier's listeners, and whether this process has started JAX;
-- the counters (:data:`~minilazy.core.metrics.COUNTERS`, one module down, which bumps them);
-- the *parts* whose types live above this module (the compile cache, the taped backward
-  passes, the debugger, the persistent cache's settings): ``import minilazy`` hands them over
-  with :func:`install`, and :func:`reset` resets them all. No module changes another at import;
-  the face's assembly lines are the only wiring, and ``tests/core/test_state.py`` checks that
-  no other module-level object changes while the engine runs.
-
-The state holds tensors as handles (:class:`Handle`: a node and a device). Never imports jax.
+The barrier policy (a default, and ``with ml.policy(...)`` per thread and async task), the live
+tensors (weak references: what ``mark_step`` materialises), the nodes recorded since the last
+full barrier (the auto-cut's count), the engine lock, the barrier's listeners, and the parts
+whose types live above (compile cache, tapes, debugger...), which ``import minilazy`` hands over
+with :func:`install` and :func:`reset` resets. ``tests/core/test_state.py`` checks that nothing
+else changes while the engine runs. Never imports jax.
 """
 
 from __future__ import annotations
@@ -104,10 +94,8 @@ class Registry:
     """The live tensors, by weak reference: ``mark_step`` materialises the pending ones.
 
     A dict of weak references, not a ``WeakSet``: copying its keys is one C call, so a thread
-    that iterates never sees another thread's insertion mid-way ("set changed size during
-    iteration"). A reference removes itself when its tensor dies. It also notes which threads
-    make tensors: while two or more of them run, a barrier cannot know that no other thread is
-    about to read a buffer, so nothing is donated.
+    that iterates never sees another's insertion mid-way. It also notes which threads make
+    tensors: while two or more run, nothing is donated (another may be about to read a buffer).
 
     Example:
         >>> import minilazy as ml
@@ -119,13 +107,11 @@ class Registry:
     __slots__ = ("_refs", "_drop", "_maker", "_threads")
 
     def __init__(self) -> None:
-        # A weak reference per tensor, as the key (it hashes as its tensor, by identity, and
-        # keeps that hash when the tensor dies): the callback removes it.
+        # A weak reference per tensor (hashed as its tensor, even dead): its callback removes it.
         self._refs: dict[weakref.ref[Handle], None] = {}
         self._drop = self._remove  # one bound method, not one per tensor
-        # The threads that made tensors, by ident. A thread-local flag, not the ident, says
-        # whether a thread is known: an ended thread's ident goes to the next thread started
-        # (a timer, say), which has made no tensor and must not count.
+        # The threads that made tensors, by ident; a thread-local flag says if one is known (an
+        # ended thread's ident goes to the next thread started, which has made no tensor).
         self._maker = _Maker()
         self._threads: dict[int, threading.Thread] = {}
 
@@ -182,14 +168,12 @@ class _Engine:
         self.default = BarrierPolicy()  # the policy where no `with ml.policy(...)` is active
         self.pending = 0  # nodes recorded since the last full barrier (or the last live count)
         self.sites = False  # record the user's file:line on each node (debug info)
-        # Barriers run one at a time. Re-entrant: an observation inside a barrier's listener
-        # (a debug printer) is a barrier too.
+        # Barriers run one at a time; re-entrant, as a barrier's listener may observe.
         self.lock = threading.RLock()
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
         self.forked = False  # this process is a fork() child of one that had started JAX
         self.started = False  # this process has started JAX's runtime (a transfer, a compile)
-        # Called after every barrier: (cause, cut, donated, compiled, seconds). The debugger is
-        # one (its compile history); typed loosely here, precisely in the barrier module.
+        # Called after every barrier (typed in the barrier module): the debugger is one.
         self.listeners: list[Callable[..., None]] = []
         self.parts: dict[str, Part] = {}
 
@@ -277,9 +261,8 @@ def install(**parts: Part) -> None:
 def reset() -> None:
     """The engine as in a new process: default policy, counters zero, every part reset.
 
-    Forgets what was learned and counted (compiled programs, taped backward passes, compile
-    history, the cache directory chosen by ``set_cache_dir``), never what is live: tensors,
-    their pending work and the listeners stay. For tests and measurements that must start cold.
+    Forgets what was learned (programs, tapes, compile history, ``set_cache_dir``'s choice),
+    never what is live: tensors, their pending work and the listeners stay.
 
     Example:
         >>> import minilazy as ml
@@ -331,8 +314,7 @@ def user_site() -> str | None:
 def live_pending_nodes(tensors: Sequence[Handle], stop: int) -> int:
     """How many distinct pending nodes the live ``tensors`` reach (counting stops at ``stop``).
 
-    What the auto-cut limit compares with: graphs no live tensor reaches are dead and never
-    computed, so they do not count. An iterative walk (no recursion, whatever the depth).
+    What the auto-cut limit compares with: dead graphs are never computed, so they do not count.
 
     Example:
         >>> import minilazy as ml

@@ -1,12 +1,11 @@
 """The tracer: ``record`` makes a node and a tensor; a tensor's value is read by a barrier.
 
-The top of core. A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA``
-leaf once it is materialised. :func:`record` checks an op (``infer.INFER``: a bad shape or
-dtype raises at the call), makes its node, wraps it, and calls the barrier when the policy says
-so. What a tensor is here: its node, device and metadata, and the observations (``float(t)``,
-``t.numpy()``), which call the barrier. What it can do (arithmetic, indexing, methods, NumPy's
-protocols) is the surface above core, ``minilazy.api.tensor``, whose class ``import minilazy``
-installs here as the one that :func:`record` makes.
+A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
+materialised. :func:`record` checks an op (``infer.INFER``: a bad shape or dtype raises at the
+call), makes its node, wraps it, and calls the barrier when the policy says so. Here a tensor
+is its node, device and metadata, and the observations that call the barrier (``numpy()``,
+``item()``); what it can do is the surface above, ``minilazy.api.tensor``, whose class
+``import minilazy`` installs as the one :func:`record` makes.
 """
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from minilazy.core import barrier, dtypes, runtime
+from minilazy.core import barrier, runtime
 from minilazy.core.attrs import Attrs
 from minilazy.core.dtypes import DType, Number
 from minilazy.core.infer import INFER, describe
@@ -52,7 +51,7 @@ def wrap(node: Node, device: Device) -> Tensor:
     Example:
         >>> import minilazy as ml
         >>> from minilazy.core.ir import scalar_leaf
-        >>> type(wrap(scalar_leaf(1.0, dtypes.float64), ml.default_device())) is ml.Tensor
+        >>> type(wrap(scalar_leaf(1.0, ml.float64), ml.default_device())) is ml.Tensor
         True
     """
     return _made(node, device)
@@ -101,24 +100,6 @@ def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
     return runtime.copy_to_host(value(tensor, cause))
 
 
-def _check_size_one(t: Tensor, what: str) -> None:
-    if t.size != 1:  # NumPy's ValueError: bool() and item() take size 1, whatever the rank
-        raise ValueError(f"{what} needs a tensor of size 1, got shape {t.shape} (size {t.size})"
-                         + (": use x.any() or x.all()" if what == "bool()" else ""))
-
-
-def check_scalar(t: Any, what: str) -> None:
-    """``float()``, ``int()`` and ``complex()`` take a 0-d tensor only, as NumPy 2's arrays.
-
-    Example:
-        >>> import minilazy as ml
-        >>> check_scalar(ml.ones(()), "float()")
-    """
-    if t._node.shape:
-        raise TypeError(f"{what} needs a 0-d tensor, got shape {t._node.shape}: take x.item() "
-                        "of a size-1 tensor, or index one element first")
-
-
 class Tensor:
     """A lazy n-dimensional array: its node, device and metadata, and reading its value.
 
@@ -131,8 +112,9 @@ class Tensor:
         >>> y = record(Op.EXP, (ml.zeros((2, 3))._node,), NONE, ml.default_device())
         >>> y.shape, y.dtype, y.is_pending      # metadata: never a barrier
         ((2, 3), dtype('float64'), True)
-        >>> y.tolist()                          # an observation: a barrier runs here
-        [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
+        >>> y.numpy()                           # an observation: a barrier runs here
+        array([[1., 1., 1.],
+               [1., 1., 1.]])
     """
 
     __slots__ = ("_node", "_device", "__weakref__")
@@ -176,11 +158,6 @@ class Tensor:
         """True while the tensor's value is recorded but not yet materialised."""
         return self._node.op is not Op.DATA
 
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
-
     def __repr__(self) -> str:
         node = self._node
         state = "pending" if node.op is not Op.DATA else "ready"
@@ -193,44 +170,13 @@ class Tensor:
         """Materialise and return a writable NumPy copy (an observation barrier)."""
         return to_host(self, "numpy")
 
-    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray[Any, Any]:
-        if copy is False:  # NumPy 2's protocol: the values are on a device, a copy is needed
-            raise ValueError("__array__: copy=False, but reading a Tensor's device values copies")
-        return np.asarray(to_host(self, "__array__"), dtype=dtype)
-
     def item(self) -> Number:
         """The single element as a Python scalar (an observation barrier)."""
-        _check_size_one(self, "item()")
+        if self.size != 1:  # NumPy's ValueError: item() takes size 1, whatever the rank
+            raise ValueError(f"item() needs a tensor of size 1, got shape {self.shape} (size "
+                             f"{self.size})")
         value: Number = to_host(self, "item").item()
         return value
-
-    def tolist(self) -> Any:
-        """The values as nested Python lists (an observation barrier)."""
-        return to_host(self, "tolist").tolist()
-
-    def __bool__(self) -> bool:
-        _check_size_one(self, "bool()")
-        return bool(to_host(self, "bool").item())
-
-    def __int__(self) -> int:
-        check_scalar(self, "int()")
-        return int(to_host(self, "int").item())
-
-    def __float__(self) -> float:
-        check_scalar(self, "float()")
-        return float(to_host(self, "float").item())
-
-    def __index__(self) -> int:
-        if self.ndim or self.dtype not in dtypes.INTEGER:
-            raise TypeError(f"only 0-d integer tensors can be used as an index, got "
-                            f"{describe(self._node)}")
-        return int(to_host(self, "index").item())
-
-    def __str__(self) -> str:
-        return str(to_host(self, "str"))
-
-    def __format__(self, spec: str) -> str:
-        return str(self) if not spec else format(self.item(), spec)
 
 
 # The class record() makes: this one until ``import minilazy`` installs the surface's.

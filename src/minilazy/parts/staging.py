@@ -29,11 +29,11 @@ def bands(order: Sequence[Node], limit: int) -> list[list[Node]] | None:
 
     Example:
         >>> import minilazy as ml
-        >>> from minilazy.core.cut import linearize
+        >>> from minilazy.core.cut import walk
         >>> x = ml.ones((2,))
         >>> for _ in range(4):
         ...     x = ml.exp(x)
-        >>> [len(b) for b in bands(tuple(linearize([x._node])), 2)]  # broadcast, 4 x exp
+        >>> [len(b) for b in bands(walk([x._node], x.device).order, 2)]  # broadcast, 4 x exp
         [2, 2, 1]
     """
     depth: dict[Node, int] = {}
