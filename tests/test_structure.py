@@ -212,7 +212,8 @@ def test_every_rule_table_covers_every_op(table):
 # The ops whose rules live in a family module (minilazy/ops/), not in core's tables.
 FAMILY_OPS = {Op.FFT, Op.SORT, Op.ARGSORT, Op.LINALG, Op.CONV, Op.GETITEM, Op.SETITEM,
               Op.SCATTER_ADD, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY, Op.ALL,
-              Op.CUMSUM, Op.SHARD, Op.TENSORDOT, Op.FLIP, Op.CONCAT, Op.PACK, Op.UNPACK} | (
+              Op.CUMSUM, Op.SHARD, Op.TENSORDOT, Op.FLIP, Op.CONCAT, Op.PACK, Op.UNPACK, Op.WHERE,
+              Op.CONVERT} | (
                   UNARY | BINARY) - {Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV}
 
 

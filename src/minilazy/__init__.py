@@ -158,6 +158,7 @@ from minilazy.api.reductions import (
     sum,
     var,
 )
+from minilazy.api.scalars import result_type
 from minilazy.api.searching import (
     UniqueAllResult,
     UniqueCountsResult,
@@ -204,7 +205,6 @@ from minilazy.core.dtypes import (
     int16,
     int32,
     int64,
-    result_type,
     uint8,
     uint16,
     uint32,

@@ -34,6 +34,7 @@ from minilazy.api.elementwise import (
 )
 from minilazy.api.keywords import keywords
 from minilazy.api.reductions import sum as reduce_sum
+from minilazy.api.scalars import result_type
 from minilazy.api.shaping import broadcast_to, concat
 from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
@@ -73,7 +74,7 @@ def can_cast(from_: DTypeLike | Tensor | np.ndarray[Any, Any], to: DTypeLike, /
     """
     source = dtypes.canonical(from_.dtype if isinstance(from_, (Tensor, np.ndarray)) else from_)
     target = dtypes.canonical(to)
-    return dtypes.result_type(source, target) == target
+    return result_type(source, target) == target
 
 
 def isdtype(dtype: DTypeLike, kind: DTypeLike | str | tuple[DTypeLike | str, ...]) -> bool:
@@ -105,7 +106,7 @@ def _pair(name: str, x1: TensorLike, x2: TensorLike) -> tuple[Tensor, Tensor]:
     # Host arrays become tensors; Python numbers stay weak for the promotion (NEP 50).
     a, b = (x if isinstance(x, (Tensor, bool, int, float)) else tensor(x, device)
             for x in (x1, x2))
-    d = dtypes.result_type(a, b)
+    d = result_type(a, b)
     if d not in dtypes.FLOATING:
         raise TypeError(f"{name}: needs real floating-point operands, got dtype {d}")
     return _as(a, d, device), _as(b, d, device)

@@ -18,7 +18,7 @@ import numpy as np
 from minilazy.api.axes import integers
 from minilazy.api.host import checked, host_array, host_data
 from minilazy.api.keywords import keywords
-from minilazy.api.scalars import scalar
+from minilazy.api.scalars import check_scalar, scalar
 from minilazy.api.tensor import Tensor, TensorLike, record
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE, Cast, Iota, ToShape
@@ -50,7 +50,7 @@ def _default_dtype(value: Scalar) -> DType:
 
 def _param(value: Number, dtype: DType) -> Node:
     """A scalar parameter holding ``value`` converted to ``dtype`` as NumPy would."""
-    dtypes.check_scalar(value, dtype)
+    check_scalar(value, dtype)
     return scalar(dtype.type(value).item(), dtype)
 
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from minilazy.api.creation import device_of, tensor
 from minilazy.api.keywords import keywords
-from minilazy.api.scalars import is_weak, scalar
+from minilazy.api.scalars import check_scalar, is_weak, result_type, scalar
 from minilazy.api.tensor import Tensor, TensorLike, as_node, binary, record
 from minilazy.core import dtypes
 from minilazy.core.attrs import NONE, Cast
@@ -188,7 +188,7 @@ def astype(x: TensorLike, dtype: DTypeLike, /, *, copy: bool = True, device: Dev
 
 def _branch(x: TensorLike, dtype: DType, device: Device) -> Node:
     if is_weak(x):
-        dtypes.check_scalar(x, dtype)
+        check_scalar(x, dtype)
         return scalar(dtype.type(x).item(), dtype)
     return as_node(x, device)
 
@@ -207,7 +207,7 @@ def where(condition: TensorLike, x1: TensorLike, x2: TensorLike, /) -> Tensor:
     c = tensor(condition, device_of(condition, x1, x2))
     device = c.device
     a, b = (x if is_weak(x) else tensor(x, device) for x in (x1, x2))
-    d = dtypes.result_type(a, b)
+    d = result_type(a, b)
     return record(Op.WHERE, (c._node, _branch(a, d, device), _branch(b, d, device)), NONE,
                   device)
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from minilazy.api.scalars import is_weak
+from minilazy.api.scalars import is_weak, result_type
 from minilazy.core import dtypes, runtime
 from minilazy.core.attrs import NONE
 from minilazy.core.dtypes import DType
@@ -87,7 +87,7 @@ def check_power(base: DType, exponent: Any) -> None:
         ValueError: Integers to negative integer powers are not allowed.
     """
     e = np.asarray(exponent)
-    power = dtypes.result_type(base, exponent if is_weak(exponent) else e.dtype)
+    power = result_type(base, exponent if is_weak(exponent) else e.dtype)
     if power in dtypes.INTEGER and e.dtype.kind in "iu" and e.size and e.min() < 0:
         raise ValueError("Integers to negative integer powers are not allowed.")
 

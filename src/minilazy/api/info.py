@@ -14,6 +14,7 @@ from typing import Any, Final, TypedDict
 import numpy as np
 
 from minilazy.api.composites import KINDS, isdtype
+from minilazy.api.scalars import dtype_of
 from minilazy.core import dtypes, runtime
 from minilazy.core.dtypes import DType
 from minilazy.core.ir import Device
@@ -169,7 +170,7 @@ def finfo(type: dtypes.DTypeLike | Any, /) -> FInfo:
         >>> ml.finfo(ml.complex64).dtype
         dtype('float32')
     """
-    d = dtypes.dtype_of(type)
+    d = dtype_of(type)
     d = dtypes.PART.get(d, d)
     if d not in dtypes.FLOATING:
         raise TypeError(f"finfo() needs a floating dtype, got {d}")
@@ -185,7 +186,7 @@ def iinfo(type: dtypes.DTypeLike | Any, /) -> IInfo:
         >>> ml.iinfo(ml.int8).min
         -128
     """
-    d = dtypes.dtype_of(type)
+    d = dtype_of(type)
     if d not in dtypes.INTEGER:
         raise TypeError(f"iinfo() needs an integer dtype, got {d}")
     i = np.iinfo(d)

@@ -10,7 +10,7 @@ jax.
 from __future__ import annotations
 
 import math
-from typing import Final, TypeGuard
+from typing import Any, Final, TypeGuard
 
 import numpy as np
 
@@ -52,7 +52,7 @@ def weak_scalar(op: Op, value: Number, other: DType, scalar_first: bool) -> Node
         info = np.iinfo(dtype)
         if not info.min <= value <= info.max:
             if op not in COMPARISONS:
-                dtypes.check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
+                check_scalar(value, dtype)  # raises OverflowError, as NumPy 2 does
             if other in dtypes.INTEGER and not -(1 << 63) <= value < 1 << 64:  # (bool: NumPy
                 # raises) beyond every integer: an infinity of its sign compares alike
                 return scalar(math.inf if value > 0 else -math.inf, dtypes.float64)
@@ -60,7 +60,7 @@ def weak_scalar(op: Op, value: Number, other: DType, scalar_first: bool) -> Node
             wide = dtypes.int64 if value < 1 << 63 else dtypes.uint64
             sig = signature(op, wide, other) if scalar_first else signature(op, other, wide)
             dtype = sig[0] if scalar_first else sig[1]
-            dtypes.check_scalar(value, dtype)
+            check_scalar(value, dtype)
     return scalar(value, dtype)
 
 
@@ -81,3 +81,57 @@ def scalar(value: Number, dtype: DType) -> Node:
             value == 1 or value == 0 and str(value)[0] != "-"):
         return constant_leaf(value, dtype)
     return scalar_leaf(value, dtype)
+
+
+def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
+    """The dtype NumPy 2 gives when combining its arguments (dtypes, tensors, Python scalars).
+
+    Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet (a
+    ``complex`` makes a real dtype complex of the same precision).
+
+    Example:
+        >>> import minilazy as ml
+        >>> ml.result_type(ml.int8, ml.uint8)
+        dtype('int16')
+        >>> ml.result_type(ml.float32, 2.0)
+        dtype('float32')
+        >>> ml.result_type(ml.float64, ml.complex64), ml.result_type(ml.float32, 1j)
+        (dtype('complex128'), dtype('complex64'))
+    """
+    parts: list[Any] = []
+    for a in arrays_and_dtypes:
+        if isinstance(a, (bool, int, float, complex)):
+            parts.append(a)
+        elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
+            parts.append(dtypes.canonical(a))
+        else:  # anything with a .dtype (a Tensor, an array); a list is no dtype
+            parts.append(dtype_of(a))
+    if not parts:
+        raise ValueError("result_type() needs at least one argument")
+    return dtypes.canonical(np.result_type(*parts))
+
+
+def dtype_of(x: Any) -> DType:
+    """The dtype ``x`` is, or a tensor's or an array's (``np.dtype`` has a ``shape`` too).
+
+    Example:
+        >>> dtype_of(np.zeros(2, np.float32)), dtype_of("int8")
+        (dtype('float32'), dtype('int8'))
+    """
+    array = isinstance(getattr(x, "shape", None), tuple) and not isinstance(x, (np.dtype, type))
+    return dtypes.canonical(x.dtype if array else x)
+
+
+def check_scalar(value: Number, dtype: DType) -> None:
+    """Raise ``OverflowError`` when a Python int cannot be a weak scalar of ``dtype`` (as NumPy 2).
+
+    Example:
+        >>> check_scalar(300, dtypes.int8)
+        Traceback (most recent call last):
+        ...
+        OverflowError: Python integer 300 out of bounds for int8
+    """
+    if type(value) is int and dtype in dtypes.INTEGER:
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dtype}")

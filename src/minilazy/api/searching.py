@@ -190,7 +190,7 @@ def searchsorted(x1: TensorLike, x2: TensorLike, /, *, side: Literal["left", "ri
         raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
     if sorter is not None:
         a = take(a, sorter)
-    common = dtypes.result_type(a.dtype, v.dtype)
+    common = dtypes.promote(a.dtype, v.dtype)
     if common in dtypes.COMPLEX:  # the standard orders real numbers only
         raise TypeError(f"searchsorted: not defined for complex dtypes, got {common}")
     a = a if a.dtype == common else astype(a, common)

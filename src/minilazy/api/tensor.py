@@ -20,7 +20,7 @@ from minilazy.api.host import check_power, host_data
 from minilazy.api.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
 from minilazy.api.interop import ArrayAPIMethods
 from minilazy.api.methods import NumPyMethods
-from minilazy.api.scalars import is_weak, scalar, weak_scalar
+from minilazy.api.scalars import check_scalar, is_weak, scalar, weak_scalar
 from minilazy.core import dtypes, tracer
 from minilazy.core.attrs import NONE, Attrs, Cast, Permute, ToShape
 from minilazy.core.dtypes import Number
@@ -247,7 +247,7 @@ class Tensor(tracer.Tensor, NumPyMethods):
     def __setitem__(self, key: Any, value: TensorLike) -> None:
         warn_view_write(self._node)  # x[0][:] = 7 leaves x as it was: say so, unlike NumPy
         if is_weak(value):
-            dtypes.check_scalar(value, self.dtype)
+            check_scalar(value, self.dtype)
             v = scalar(self.dtype.type(value).item(), self.dtype)
         else:
             v = as_node(value, self._device)

@@ -101,59 +101,17 @@ def canonical(dtype: DTypeLike) -> DType:
     return d
 
 
-def result_type(*arrays_and_dtypes: DType | Number | Any) -> DType:
-    """The dtype NumPy 2 gives when combining its arguments (dtypes, tensors, Python scalars).
-
-    Python scalars are *weak* (NEP 50): they take the dtype of the tensor they meet (a
-    ``complex`` makes a real dtype complex of the same precision).
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.result_type(ml.int8, ml.uint8)
-        dtype('int16')
-        >>> ml.result_type(ml.float32, 2.0)
-        dtype('float32')
-        >>> ml.result_type(ml.float64, ml.complex64), ml.result_type(ml.float32, 1j)
-        (dtype('complex128'), dtype('complex64'))
-    """
-    parts: list[Any] = []
-    for a in arrays_and_dtypes:
-        if isinstance(a, (bool, int, float, complex)):
-            parts.append(a)
-        elif isinstance(a, np.dtype) or isinstance(a, (type, str)):
-            parts.append(canonical(a))
-        else:  # anything with a .dtype (a Tensor, an array); a list is no dtype
-            parts.append(dtype_of(a))
-    if not parts:
-        raise ValueError("result_type() needs at least one argument")
-    return canonical(np.result_type(*parts))
 
 
-def check_scalar(value: Number, dtype: DType) -> None:
-    """Raise ``OverflowError`` when a Python int cannot be a weak scalar of ``dtype`` (as NumPy 2).
+
+def promote(*ds: DType) -> DType:
+    """The dtype NumPy 2 promotes ``ds`` to (``ml.result_type`` takes Python numbers too).
 
     Example:
-        >>> from minilazy.core.dtypes import check_scalar, int8
-        >>> check_scalar(300, int8)
-        Traceback (most recent call last):
-        ...
-        OverflowError: Python integer 300 out of bounds for int8
+        >>> promote(int8, uint8), promote(float64, complex64)
+        (dtype('int16'), dtype('complex128'))
     """
-    if type(value) is int and dtype in INTEGER:
-        info = np.iinfo(dtype)
-        if not info.min <= value <= info.max:
-            raise OverflowError(f"Python integer {value} out of bounds for {dtype}")
-
-
-def dtype_of(x: Any) -> DType:
-    """The dtype ``x`` is, or a tensor's or an array's (``np.dtype`` has a ``shape`` too).
-
-    Example:
-        >>> dtype_of(np.zeros(2, np.float32)), dtype_of("int8")
-        (dtype('float32'), dtype('int8'))
-    """
-    array = isinstance(getattr(x, "shape", None), tuple) and not isinstance(x, (np.dtype, type))
-    return canonical(x.dtype if array else x)
+    return canonical(np.result_type(*ds))
 
 
 MAX_BYTES: Final = int(np.iinfo(np.intp).max)

@@ -19,7 +19,6 @@ import numpy as np
 from minilazy.core import dtypes
 from minilazy.core.attrs import (
     Attrs,
-    Cast,
     Iota,
     Permute,
     Reduce,
@@ -147,14 +146,6 @@ def unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     return (x.shape if loop is dtype is x.dtype else _computed(op, x, x.shape, sig)), dtype
 
 
-def _convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    match attrs:
-        case Cast(code):
-            d, x = dtypes.DTYPES[code], xs[0]
-            return (x.shape if d.itemsize <= x.dtype.itemsize else sized(op.value, x.shape, d)), d
-    raise mismatch(op, attrs)
-
-
 def binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     """The rule of a binary elementwise op: the broadcast shape, the dtype of NumPy's loop.
 
@@ -177,19 +168,6 @@ def binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     except ShapeError:
         raise ShapeError(f"{op.value}: cannot broadcast {describe(a)} with {describe(b)}") from None
     return _computed(op, a, shape, sig), sig[2]
-
-
-def _where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    c, a, b = xs
-    if c.dtype != dtypes.bool_:
-        raise TypeError(f"where: the condition must be bool, got {describe(c)}")
-    shown = ", ".join(describe(x) for x in xs)
-    try:
-        shape = broadcast_shapes(op.value, c.shape, a.shape, b.shape)
-    except ShapeError:
-        raise ShapeError(f"where: cannot broadcast {shown}") from None
-    dtype = dtypes.result_type(a.dtype, b.dtype)
-    return sized("where", shape, dtype), dtype
 
 
 @cache
@@ -288,7 +266,7 @@ def _same(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 
 INFER: Final[dict[Op, Rule]] = {
-    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: _iota,
     Op.NEG: unary, Op.ADD: binary, Op.SUB: binary, Op.MUL: binary, Op.DIV: binary,
     Op.SUM: _sum,
     Op.MATMUL: _matmul, Op.RESHAPE: _reshape, Op.TRANSPOSE: _transpose,

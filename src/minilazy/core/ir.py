@@ -16,7 +16,6 @@ from typing import Final, NoReturn, TypeAlias
 from minilazy.core.attrs import (
     NONE,
     Attrs,
-    Cast,
     Constant,
     Iota,
     NoAttrs,
@@ -174,7 +173,7 @@ SHAPE_OPS: Final = frozenset({
 # here; an op family's, defined in its module (minilazy.ops), added by it.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
     Op.DATA: (NoAttrs,), Op.SCALAR: (NoAttrs, Constant), Op.IOTA: (Iota,),
-    Op.CONVERT: (Cast,), Op.WHERE: (NoAttrs,), Op.MATMUL: (NoAttrs,),
+    Op.MATMUL: (NoAttrs,),
     **dict.fromkeys([Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV], (NoAttrs,)), Op.SUM: (Reduce,),
     Op.RESHAPE: (ToShape,), Op.BROADCAST: (ToShape,), Op.TRANSPOSE: (Permute,),
     Op.STOP_GRADIENT: (NoAttrs,),

@@ -285,15 +285,6 @@ def _iota(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
-def _convert(xs: Sequence[Array], n: Node) -> Array:
-    return astype(xs[0], n.dtype)
-
-
-def _where(xs: Sequence[Array], n: Node) -> Array:
-    c, a, b = (_bcast(x, n.shape) for x in xs)
-    return jnp.where(c, astype(a, n.dtype), astype(b, n.dtype))
-
-
 def _sum(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Reduce(axes, keepdims):  # cast first: sum(int8) accumulates in int64, as NumPy's
@@ -319,7 +310,7 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Array]) -> Rule:
 
 
 LOWER: Final[dict[Op, Rule]] = {
-    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota,
     **{op: elementwise(fn) for op, fn in _ARITHMETIC.items()},
     Op.SUM: _sum, Op.MATMUL: _matmul,
     Op.RESHAPE: _static(jnp.reshape), Op.TRANSPOSE: _static(lax.transpose),

@@ -149,10 +149,6 @@ def _broadcast(name: str, n: Node, args: Sequence[str]) -> list[str]:
     return [f"{name} = ml.broadcast_to({args[0]}, {n.shape!r})"]
 
 
-def _convert(name: str, n: Node, args: Sequence[str]) -> list[str]:
-    return [f"{name} = ml.astype({args[0]}, '{n.dtype}')"]
-
-
 def _permute_dims(name: str, n: Node, args: Sequence[str]) -> list[str]:
     match n.attrs:
         case Permute(perm):
@@ -169,8 +165,7 @@ def _leaf(name: str, n: Node, args: Sequence[str]) -> list[str]:
 PLACED: Final[dict[type, Callable[[Any], str]]] = {}
 PYTHON: Final[dict[Op, Rule]] = {
     **{op: elementwise for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
-    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed, Op.CONVERT: _convert,
-    Op.WHERE: _call("where"),
+    Op.DATA: _leaf, Op.SCALAR: _leaf, Op.IOTA: replayed,
     Op.SUM: reduction, Op.MATMUL: _call("matmul"), Op.RESHAPE: _reshape,
     Op.TRANSPOSE: _permute_dims, Op.BROADCAST: _broadcast,
     Op.STOP_GRADIENT: _call("stop_gradient"),

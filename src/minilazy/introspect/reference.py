@@ -64,16 +64,6 @@ def _iota(xs: Sequence[Array], n: Node) -> Array:
     raise mismatch(n.op, n.attrs)
 
 
-def _convert(xs: Sequence[Array], n: Node) -> Array:
-    with np.errstate(all="ignore"):
-        return xs[0].astype(n.dtype)
-
-
-def _where(xs: Sequence[Array], n: Node) -> Array:
-    c, a, b = xs
-    return np.where(c, a.astype(n.dtype), b.astype(n.dtype))
-
-
 def _sum(xs: Sequence[Array], n: Node) -> Array:
     match n.attrs:
         case Reduce(axes, keepdims):
@@ -100,7 +90,7 @@ def _static(fn: Callable[[Array, tuple[int, ...]], Any]) -> Rule:
 
 
 REFERENCE: Final[dict[Op, Rule]] = {
-    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota, Op.CONVERT: _convert, Op.WHERE: _where,
+    Op.DATA: _param, Op.SCALAR: _param, Op.IOTA: _iota,
     **{op: elementwise(UFUNC[op]) for op in (Op.NEG, Op.ADD, Op.SUB, Op.MUL, Op.DIV)},
     Op.SUM: _sum,
     Op.MATMUL: _matmul,

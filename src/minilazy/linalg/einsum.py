@@ -129,7 +129,7 @@ def einsum(subscripts: str, /, *operands: TensorLike) -> Tensor:
     if not operands:
         raise ValueError("einsum: no operands")
     xs = list(tensors(*operands))  # host data on the device of the tensors among them
-    kind = dtypes.result_type(*[x.dtype for x in xs])
+    kind = dtypes.promote(*[x.dtype for x in xs])
     terms, output = _parse(subscripts, [x.ndim for x in xs])
     pairs = [_diagonals(x, t) for x, t in zip(xs, terms)]
     x, term = pairs[0]

@@ -248,7 +248,7 @@ def solve(x1: TensorLike, x2: TensorLike, /) -> Tensor:
     if a.device != b.device:
         raise DeviceError(f"linalg.solve: operands are on different devices: {a.device} and "
                           f"{b.device}")
-    dtype = dtypes.result_type(a.dtype, b.dtype)
+    dtype = dtypes.promote(a.dtype, b.dtype)
     a, b = astype(a, dtype, copy=False), astype(b, dtype, copy=False)
     n, vector = a.shape[-1], b.ndim == 1
     if vector:

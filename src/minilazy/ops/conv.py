@@ -136,7 +136,7 @@ def rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     match attrs:
         case Conv():
             lhs, rhs = xs
-            dtype = dtypes.result_type(lhs.dtype, rhs.dtype)
+            dtype = dtypes.promote(lhs.dtype, rhs.dtype)
             if dtype not in dtypes.FLOATING:  # as torch: XLA's integer convolutions differ
                 raise TypeError(f"conv: needs floating operands, got {infer.describe(lhs)} and "
                                 f"{infer.describe(rhs)}")

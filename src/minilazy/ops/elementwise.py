@@ -1,5 +1,7 @@
 """The elementwise family: every elementwise function beyond core's arithmetic, registered.
 
+With ``where`` and ``astype`` (``CONVERT``), the selection and the conversion.
+
 Core computes ``negative``, ``add``, ``subtract``, ``multiply`` and ``divide``; this module adds
 the other unary and binary ops of the standard (roots, exponentials and logarithms,
 trigonometry, rounding, comparisons, logic, bits, complex parts), each with rules like core's
@@ -15,7 +17,7 @@ standard's complex special values (``ops/complex.py``, the same rows for both na
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import jax
@@ -23,10 +25,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from minilazy.core import dtypes, infer, ir, lowering
-from minilazy.core.attrs import NoAttrs
+from minilazy.core.attrs import Attrs, Cast, NoAttrs, mismatch
 from minilazy.core.dtypes import DType
-from minilazy.core.infer import InType
-from minilazy.core.ir import BINARY, UNARY, Op
+from minilazy.core.infer import InType, describe
+from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
 from minilazy.introspect import pycode, reference
 from minilazy.ops.complex import special_values
 from minilazy.ops.integers import floor_divide, power, remainder, sign, truncated
@@ -159,6 +161,56 @@ def _numpy(op: Op) -> Callable[..., Any]:
     return special_values(op, fn, np)
 
 
+# -- where and astype: a selection and a conversion, NumPy's dtypes ---------------------------
+def where(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    """``where``'s shape and dtype: all three broadcast, the two values' dtypes promote.
+
+    Example:
+        >>> from minilazy.core.attrs import NONE
+        >>> from minilazy.core.ir import data_leaf
+        >>> c = data_leaf(None, (2, 1), dtypes.bool_)
+        >>> where(Op.WHERE, (c, data_leaf(None, (3,), dtypes.int8), c), NONE)
+        ((2, 3), dtype('int8'))
+    """
+    c, a, b = xs
+    if c.dtype != dtypes.bool_:
+        raise TypeError(f"where: the condition must be bool, got {describe(c)}")
+    try:
+        shape = infer.broadcast_shapes(op.value, c.shape, a.shape, b.shape)
+    except ShapeError:
+        raise ShapeError(f"where: cannot broadcast {', '.join(map(describe, xs))}") from None
+    dtype = dtypes.promote(a.dtype, b.dtype)
+    return dtypes.sized("where", shape, dtype), dtype
+
+
+def convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
+    """``astype``'s: the operand's shape, the dtype its attributes name (which must fit).
+
+    Example:
+        >>> from minilazy.core.ir import data_leaf
+        >>> convert(Op.CONVERT, (data_leaf(None, (2,), dtypes.int8),), Cast(4))
+        ((2,), dtype('int64'))
+    """
+    match attrs:
+        case Cast(code):
+            d, x = dtypes.DTYPES[code], xs[0]
+            return (x.shape if d.itemsize <= x.dtype.itemsize else
+                    dtypes.sized(op.value, x.shape, d)), d
+    raise mismatch(op, attrs)
+
+
+def _where(xp: Any, xs: Sequence[Any], n: Node) -> Any:
+    c, a, b = xs
+    if xp is np:
+        return np.where(c, a.astype(n.dtype), b.astype(n.dtype))
+    return jnp.where(c, lowering.astype(a, n.dtype), lowering.astype(b, n.dtype))
+
+
+def _reference_convert(xs: Sequence[Any], n: Node) -> Any:
+    with np.errstate(all="ignore"):
+        return xs[0].astype(n.dtype)
+
+
 infer.UFUNC.update(UFUNC)
 infer.LOOPS.update({Op.REAL: part, Op.IMAG: part, Op.ROUND: rounded, **dict.fromkeys(
     [Op.MAXIMUM, Op.MINIMUM, Op.LT, Op.LE, Op.GT, Op.GE], real_only)})
@@ -170,3 +222,14 @@ for _op, _fn in _FUNCTIONS.items():
     lowering.LOWER[_op] = lowering.elementwise(special_values(_op, _fn, jnp))
     reference.REFERENCE[_op] = reference.elementwise(_numpy(_op))
     pycode.PYTHON[_op] = pycode.elementwise
+ir.FAMILY.update({Op.WHERE: (NoAttrs,), Op.CONVERT: (Cast,)})
+infer.INFER.update({Op.WHERE: where, Op.CONVERT: convert})
+lowering.LOWER.update({
+    Op.WHERE: lambda xs, n: _where(jnp, xs, n),
+    Op.CONVERT: lambda xs, n: lowering.astype(xs[0], n.dtype)})
+reference.REFERENCE.update({
+    Op.WHERE: lambda xs, n: _where(np, xs, n),
+    Op.CONVERT: _reference_convert})
+pycode.PYTHON.update({
+    Op.WHERE: lambda name, n, args: [f"{name} = ml.where({', '.join(args)})"],
+    Op.CONVERT: lambda name, n, args: [f"{name} = ml.astype({args[0]}, '{n.dtype}')"]})

@@ -220,7 +220,7 @@ def tensordot(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]
                                  f"{axes_b} of {_shown(b)} differ in size")
             shape = tuple(n for i, n in enumerate(a.shape) if i not in axes_a) + \
                 tuple(n for i, n in enumerate(b.shape) if i not in axes_b)
-            dtype = dtypes.result_type(a.dtype, b.dtype)
+            dtype = dtypes.promote(a.dtype, b.dtype)
             return dtypes.sized("tensordot", shape, dtype), dtype
     raise mismatch(op, attrs)
 

@@ -79,7 +79,7 @@ def concat(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
                     shown = ", ".join(describe(x) for x in xs)
                     raise ShapeError(f"concat: shapes differ off axis {axis}: {shown}")
             shape = (*first[:axis], sum(x.shape[axis] for x in xs), *first[axis + 1:])
-            dtype = dtypes.result_type(*(x.dtype for x in xs))
+            dtype = dtypes.promote(*(x.dtype for x in xs))
             return sized("concat", shape, dtype), dtype
     raise mismatch(op, attrs)
 

@@ -308,7 +308,7 @@ def comparisons_refuse_out_of_range() -> MinilazyAdapter:
     """
     def change(o: Op, value: Any, other: DType) -> None:
         if o in COMPARISONS and type(value) is int and other in dtypes.INTEGER:
-            dtypes.check_scalar(value, other)
+            scalars.check_scalar(value, other)
 
     return _weak(change)
 
