@@ -21,8 +21,9 @@ import minilazy as ml
 from minilazy.api import elementwise
 from minilazy.core import PIPELINE, infer, lowering
 from minilazy.core.attrs import Permute, Reduce
-from minilazy.core.ir import BINARY, FAMILY, UNARY, Node, Op
+from minilazy.core.ir import FAMILY, Node, Op
 from minilazy.introspect import printers
+from minilazy.ops.elementwise import BINARY, UNARY
 from minilazy.ops.index_keys import At, Gap, Index, NewAxis, Span, Take
 
 PACKAGE = pathlib.Path(ml.__file__).parent

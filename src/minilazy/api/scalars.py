@@ -15,10 +15,12 @@ from typing import Any, Final, TypeGuard
 import numpy as np
 
 from minilazy.core import dtypes
+from minilazy.core.attrs import Constant
 from minilazy.core.dtypes import DType, Number
 from minilazy.core.infer import signature
-from minilazy.core.ir import COMPARISONS, Node, Op, constant_leaf, scalar_leaf
+from minilazy.core.ir import Node, Op, scalar_leaf
 from minilazy.core.state import ENGINE, OVERRIDE
+from minilazy.ops.elementwise import COMPARISONS
 
 
 def is_weak(x: object) -> TypeGuard[Number]:
@@ -79,7 +81,7 @@ def scalar(value: Number, dtype: DType) -> Node:
     # A complex 0 or 1 stays a parameter: the Constant family holds an int.
     if special and not isinstance(value, complex) and (
             value == 1 or value == 0 and str(value)[0] != "-"):
-        return constant_leaf(value, dtype)
+        return Node(Op.SCALAR, (), Constant(int(value)), (), dtype, value)  # baked in
     return scalar_leaf(value, dtype)
 
 

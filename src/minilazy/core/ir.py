@@ -25,7 +25,7 @@ from minilazy.core.attrs import (
     mismatch,
 )
 from minilazy.core.attrs import Device as Device
-from minilazy.core.dtypes import CODE, DType, Number, Scalar, typed
+from minilazy.core.dtypes import CODE, DType, Number, typed
 
 Shape: TypeAlias = tuple[int, ...]
 
@@ -34,7 +34,7 @@ class Op(enum.Enum):
     """Every operation minilazy can record. Closed: each table of rules covers all of it.
 
     Example:
-        >>> Op("add"), Op.ADD in BINARY
+        >>> Op("add"), Op.DATA in LEAVES
         (<Op.ADD: 'add'>, True)
     """
 
@@ -149,26 +149,6 @@ class Op(enum.Enum):
 
 
 LEAVES: Final = frozenset({Op.DATA, Op.SCALAR})
-UNARY: Final = frozenset({
-    Op.NEG, Op.ABS, Op.SIGN, Op.SQRT, Op.SQUARE, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2,
-    Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
-    Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.LOGICAL_NOT,
-    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.SIGNBIT, Op.REAL, Op.IMAG, Op.CONJ,
-})
-BINARY: Final = frozenset({
-    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOOR_DIV, Op.MOD, Op.POW, Op.MAXIMUM, Op.MINIMUM,
-    Op.ATAN2, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
-    Op.LOGICAL_XOR, Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.SHIFT_LEFT, Op.SHIFT_RIGHT,
-})
-COMPARISONS: Final = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
-ELEMENTWISE: Final = UNARY | BINARY | {Op.WHERE, Op.CONVERT}
-REDUCTIONS: Final = frozenset({
-    Op.SUM, Op.PROD, Op.MAX, Op.MIN, Op.ARGMAX, Op.ARGMIN, Op.ANY, Op.ALL,
-})
-SHAPE_OPS: Final = frozenset({
-    Op.RESHAPE, Op.TRANSPOSE, Op.BROADCAST, Op.FLIP, Op.CONCAT, Op.GETITEM, Op.SETITEM,
-    Op.SCATTER_ADD, Op.PACK, Op.UNPACK,
-})
 # The attribute family each op takes, checked when a node is made: core's (minilazy.core.attrs)
 # here; an op family's, defined in its module (minilazy.ops), added by it.
 FAMILY: Final[dict[Op, tuple[type, ...]]] = {
@@ -361,15 +341,3 @@ def scalar_leaf(value: Number, dtype: DType) -> Node:
         0.1
     """
     return Node(Op.SCALAR, (), NONE, (), dtype, value)
-
-
-def constant_leaf(value: Scalar, dtype: DType) -> Node:
-    """A ``SCALAR`` leaf baked into the program: 0 or 1, its value in the attrs (and the key).
-
-    Example:
-        >>> from minilazy.core.dtypes import float32
-        >>> constant_leaf(1.0, float32).attrs
-        Constant(value=1)
-    """
-    assert value in (0, 1)
-    return Node(Op.SCALAR, (), Constant(int(value)), (), dtype, value)

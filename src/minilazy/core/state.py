@@ -104,23 +104,23 @@ class Registry:
         True
     """
 
-    __slots__ = ("_refs", "_drop", "_maker", "_threads")
+    __slots__ = ("_refs", "_drop", "_maker", "threads")
 
     def __init__(self) -> None:
         # A weak reference per tensor (hashed as its tensor, even dead): its callback removes it.
         self._refs: dict[weakref.ref[Handle], None] = {}
         self._drop = self._remove  # one bound method, not one per tensor
-        # The threads that made tensors, by ident; a thread-local flag says if one is known (an
-        # ended thread's ident goes to the next thread started, which has made no tensor).
+        # The threads that made tensors, by ident (the donor's concern); a thread-local flag says
+        # if one is known (an ended thread's ident goes to the next thread, which made none).
         self._maker = _Maker()
-        self._threads: dict[int, threading.Thread] = {}
+        self.threads: dict[int, threading.Thread] = {}
 
     def add(self, t: Handle) -> None:
         """Register ``t`` (once, when it is made)."""
         self._refs[weakref.ref(t, self._drop)] = None
         if not self._maker.known:  # this thread's first tensor
             self._maker.known = True
-            self._threads[threading.get_ident()] = threading.current_thread()
+            self.threads[threading.get_ident()] = threading.current_thread()
 
     def _remove(self, ref: weakref.ref[Handle]) -> None:
         self._refs.pop(ref, None)
@@ -130,16 +130,6 @@ class Registry:
         found = [r() for r in list(self._refs)]
         return [t for t in found if t is not None]
 
-    def shared(self) -> bool:
-        """Whether two or more threads that are still running have made tensors."""
-        if len(self._threads) < 2:
-            return False
-        threads = list(self._threads.values())  # a copy: other threads may add
-        if len(threads) > 64:  # ended threads' entries, kept until now (a pool reuses idents)
-            for ident, thread in list(self._threads.items()):
-                if not thread.is_alive() and self._threads.get(ident) is thread:
-                    self._threads.pop(ident, None)
-        return sum(thread.is_alive() for thread in threads) > 1
 
     def __len__(self) -> int:
         return len(self._refs)

@@ -28,12 +28,25 @@ from minilazy.core import dtypes, infer, ir, lowering
 from minilazy.core.attrs import Attrs, Cast, NoAttrs, mismatch
 from minilazy.core.dtypes import DType
 from minilazy.core.infer import InType, describe
-from minilazy.core.ir import BINARY, UNARY, Node, Op, Shape, ShapeError
+from minilazy.core.ir import Node, Op, Shape, ShapeError
 from minilazy.introspect import pycode, reference
 from minilazy.ops.complex import special_values
 from minilazy.ops.integers import floor_divide, power, remainder, sign, truncated
 
 Array = jax.Array
+# The family's ops by arity (core's arithmetic among them), and the comparisons.
+UNARY: Final = frozenset({
+    Op.NEG, Op.ABS, Op.SIGN, Op.SQRT, Op.SQUARE, Op.EXP, Op.EXPM1, Op.LOG, Op.LOG1P, Op.LOG2,
+    Op.LOG10, Op.SIN, Op.COS, Op.TAN, Op.ASIN, Op.ACOS, Op.ATAN, Op.SINH, Op.COSH, Op.TANH,
+    Op.ASINH, Op.ACOSH, Op.ATANH, Op.FLOOR, Op.CEIL, Op.ROUND, Op.TRUNC, Op.LOGICAL_NOT,
+    Op.BITWISE_INVERT, Op.ISNAN, Op.ISINF, Op.ISFINITE, Op.SIGNBIT, Op.REAL, Op.IMAG, Op.CONJ,
+})
+BINARY: Final = frozenset({
+    Op.ADD, Op.SUB, Op.MUL, Op.DIV, Op.FLOOR_DIV, Op.MOD, Op.POW, Op.MAXIMUM, Op.MINIMUM,
+    Op.ATAN2, Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE, Op.LOGICAL_AND, Op.LOGICAL_OR,
+    Op.LOGICAL_XOR, Op.BITWISE_AND, Op.BITWISE_OR, Op.BITWISE_XOR, Op.SHIFT_LEFT, Op.SHIFT_RIGHT,
+})
+COMPARISONS: Final = frozenset({Op.EQ, Op.NE, Op.LT, Op.LE, Op.GT, Op.GE})
 
 
 def _int_only(fn: Callable[..., Array]) -> Callable[..., Array]:

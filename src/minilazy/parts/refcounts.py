@@ -77,6 +77,24 @@ def _outside(c: Cut, roots: Sequence[Node], live: Sequence[Handle], total: int) 
     return blocked
 
 
+def shared() -> bool:
+    """Whether two or more threads that are still running have made tensors.
+
+    Example:
+        >>> shared()
+        False
+    """
+    threads = LIVE.threads
+    if len(threads) < 2:
+        return False
+    alive = list(threads.values())  # a copy: other threads may add
+    if len(alive) > 64:  # ended threads' entries, kept until now (a pool reuses idents)
+        for ident, thread in list(threads.items()):
+            if not thread.is_alive() and threads.get(ident) is thread:
+                threads.pop(ident, None)
+    return sum(thread.is_alive() for thread in alive) > 1
+
+
 def mask(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
     """Which parameters' buffers to give to the outputs (this module's :class:`Donor` rule).
 
@@ -86,7 +104,7 @@ def mask(c: Cut, roots: Sequence[Node]) -> tuple[bool, ...]:
     take a pending node from a tensor between this check and the program, and read the buffer
     after it is gone.
     """
-    if LIVE.shared():  # another thread may be about to read any buffer: keep them all
+    if shared():  # another thread may be about to read any buffer: keep them all
         return (False,) * len(c.params)
     live = LIVE.tensors()  # (tensors, ids and shapes: no new reference to any node)
     held = {id(t._node) for t in live}

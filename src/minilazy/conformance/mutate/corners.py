@@ -35,7 +35,8 @@ from minilazy.core import barrier, dtypes, infer, lowering, state
 from minilazy.core import cut as cutting
 from minilazy.core.attrs import Reduce, mismatch
 from minilazy.core.dtypes import DType
-from minilazy.core.ir import COMPARISONS, Node, Op
+from minilazy.core.ir import Node, Op
+from minilazy.ops.elementwise import COMPARISONS
 from minilazy.ops.index_keys import Gap, Take
 
 _BINARY = {"__iadd__": "__add__", "__isub__": "__sub__", "__imul__": "__mul__",
