@@ -10,7 +10,6 @@ is asynchronous (JAX dispatch): results are device buffers that host transfers w
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -24,33 +23,8 @@ from minilazy.core.attrs import Attrs
 from minilazy.core.ir import Device
 from minilazy.core.lowering import PLACEMENT, jax_device, x64
 from minilazy.core.metrics import COUNTERS
-from minilazy.core.state import ENGINE
 
 _DEVICES: Final[dict[tuple[str, int], Device]] = {}
-
-
-def forked() -> None:
-    """What a ``fork()`` child runs once JAX has started: JAX cannot be used there.
-
-    JAX's threads do not survive ``fork``: a child's first barrier raises instead of hanging.
-    """
-    ENGINE.forked = True
-
-
-def check_usable() -> None:
-    """Raise ``RuntimeError`` in a process forked after JAX started (see :func:`forked`).
-
-    Example:
-        >>> check_usable()
-    """
-    if not ENGINE.started:  # the first use: from now on a fork() child cannot run JAX
-        ENGINE.started = True
-        os.register_at_fork(after_in_child=forked)
-    if ENGINE.forked:
-        raise RuntimeError(
-            "minilazy cannot run in a process forked after JAX started (os.fork, or "
-            "multiprocessing's 'fork' start method): JAX's threads do not survive fork. "
-            "Start workers with multiprocessing.get_context('spawn') or 'forkserver'.")
 
 
 def interned(platform: str, index: int) -> Device:
@@ -64,20 +38,31 @@ def interned(platform: str, index: int) -> Device:
 
 
 class Processes:
-    """Where the runtime finds what joins a launch's other processes before JAX starts.
+    """What the runtime calls before each use of JAX (``minilazy.scaleout.processes``).
 
-    ``minilazy.scaleout.processes`` installs it; without it, this process runs alone.
+    It joins a launch's other processes before JAX starts, and refuses to run in a process
+    forked after (JAX's threads do not survive ``fork``). Without it, this process runs alone.
 
     Example:
-        >>> Processes().join is None
+        >>> Processes().start is None
         True
     """
 
     def __init__(self) -> None:
-        self.join: Callable[[], None] | None = None
+        self.start: Callable[[], None] | None = None
 
 
 PROCESSES: Final = Processes()
+
+
+def check_usable() -> None:
+    """What runs before JAX is used (a transfer, a barrier): the installed :class:`Processes`.
+
+    Example:
+        >>> check_usable()
+    """
+    if PROCESSES.start is not None:
+        PROCESSES.start()
 
 
 def default_device() -> Device:
@@ -88,8 +73,7 @@ def default_device() -> Device:
         >>> ml.default_device().index
         0
     """
-    if PROCESSES.join is not None:  # a launch's processes join before JAX starts
-        PROCESSES.join()
+    check_usable()  # a launch's processes join before JAX starts
     local = jax.local_devices()[0]  # in process p > 0 of a launch, jax.devices()[0] is not ours
     return interned(local.platform, jax.devices(local.platform).index(local))
 

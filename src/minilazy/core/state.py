@@ -161,8 +161,8 @@ class _Engine:
         # Barriers run one at a time; re-entrant, as a barrier's listener may observe.
         self.lock = threading.RLock()
         self.failures = 0  # failed tensors made so far: cuts check for them only when > 0
-        self.forked = False  # this process is a fork() child of one that had started JAX
-        self.started = False  # this process has started JAX's runtime (a transfer, a compile)
+        self.started = False  # this process has started JAX (a transfer, a barrier)
+        self.forked = False  # a fork() child of a process that had (the processes part says)
         # Called after every barrier (typed in the barrier module): the debugger is one.
         self.listeners: list[Callable[..., None]] = []
         self.parts: dict[str, Part] = {}

@@ -9,6 +9,7 @@ them all. Without this part the runtime runs one process alone. On one host,
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Final, cast
 
@@ -16,6 +17,7 @@ import jax
 
 from minilazy.core import runtime
 from minilazy.core.ir import Device
+from minilazy.core.state import ENGINE
 from minilazy.scaleout.cluster import env
 
 
@@ -56,15 +58,36 @@ def join() -> None:
     JOINED.done = True
 
 
+def _forked() -> None:
+    ENGINE.forked = True  # JAX's threads did not survive: raise at the next use, do not hang
+
+
+def start() -> None:
+    """What the runtime calls before each use of JAX: :func:`join`; refuse a ``fork()`` child.
+
+    Example:
+        >>> start()  # this process may use JAX
+    """
+    join()
+    if not ENGINE.started:  # the first use: from now on a fork() child cannot run JAX
+        ENGINE.started = True
+        os.register_at_fork(after_in_child=_forked)
+    if ENGINE.forked:
+        raise RuntimeError(
+            "minilazy cannot run in a process forked after JAX started (os.fork, or "
+            "multiprocessing's 'fork' start method): JAX's threads do not survive fork. "
+            "Start workers with multiprocessing.get_context('spawn') or 'forkserver'.")
+
+
 def install() -> None:
-    """Have the runtime join a launch's processes before its first use of JAX.
+    """Have the runtime call :func:`start` before each use of JAX.
 
     Example:
         >>> install()
-        >>> runtime.PROCESSES.join is join
+        >>> runtime.PROCESSES.start is start
         True
     """
-    runtime.PROCESSES.join = join
+    runtime.PROCESSES.start = start
 
 
 def devices(platform: str | None = None) -> list[Device]:

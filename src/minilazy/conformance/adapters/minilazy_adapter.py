@@ -200,8 +200,9 @@ def bare() -> MinilazyAdapter:
     the persistent cache); this takes them out again, for the rest of the process: every cut is
     walked (no plans), no buffer is donated, a deep graph compiles in one piece (no stages),
     every exception of a program is its own (no signal safety), every program runs on one device
-    (no meshes) in one process, no program is kept on disk. Slower, and the same values: the
-    oracle holds it to every rule but the capabilities it no longer has (donation, persistence).
+    (no meshes) in one process (a fork() child is not refused), no program is kept on disk.
+    Slower, and the same values: the oracle holds it to every rule but the capabilities it no
+    longer has (donation, persistence).
 
     Example:
         >>> from minilazy.core.cut import CUTS
@@ -222,7 +223,7 @@ def bare() -> MinilazyAdapter:
 
     CUTS.planner, CACHE.store = None, None
     PARTS.donor = PARTS.stager = PARTS.signals = None
-    PLACEMENT.part, PROCESSES.join = None, None
+    PLACEMENT.part, PROCESSES.start = None, None
     adapter = MinilazyAdapter("cpu")
     adapter.name = "minilazy-bare"
     adapter.capabilities -= {"donation", "persistent"}
