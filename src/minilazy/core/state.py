@@ -40,23 +40,19 @@ class BarrierPolicy:
 
     Attributes:
         max_pending_nodes: auto-cut (a ``mark_step``) once this many pending nodes are
-            reachable from live tensors, so a loop without barriers stays bounded in memory and
-            time. Dead graphs do not count: a loop that drops its results never cuts.
-        observe_all: an observation (``item()``, ``numpy()``...) materialises every live pending
-            tensor, like ``mark_step``, instead of only the observed one.
+            reachable from live tensors (dead graphs do not count), so a loop without barriers
+            stays bounded in memory and time.
+        observe_all: an observation (``item()``, ``numpy()``...) materialises every live
+            pending tensor, as ``mark_step`` does, not only the observed one.
         eager: run every op as soon as it is recorded (op by op, for debugging).
-        donate: let ``mark_step`` reuse the buffers that nothing but the program reads any more
-            (an in-place parameter update then needs no new memory).
-        special_scalars: bake the Python numbers 0 and 1 into programs as constants instead of
-            passing them as parameters, as PyTorch/XLA does: XLA then simplifies ``x * 1``,
-            ``x + 0``, ``maximum(x, 0)``, and fused kernels run faster; a scalar that sometimes
-            is 0 or 1 compiles one program more for each.
-        max_depth: the longest chain of ops one compiled program may hold. A deeper graph is
-            run in stages of at most this depth (XLA's compile time grows faster than linearly
-            with depth, and very deep programs exhaust its stack).
-        fallback: what an op whose result shape depends on data (``x[mask]``, ``nonzero``,
-            ``unique_values``) does: ``"host"`` runs it on the host after a barrier on its
-            inputs, counted in ``ml.metrics().fallbacks``; ``"error"`` raises ``RuntimeError``.
+        donate: let ``mark_step`` reuse the buffers nothing but the program reads any more.
+        special_scalars: bake the Python numbers 0 and 1 into programs as constants, as
+            PyTorch/XLA does (XLA simplifies ``x * 1``; each such scalar compiles once more).
+        max_depth: the longest chain of ops one program may hold; a deeper graph runs in
+            stages (XLA's compile time grows faster than linearly with depth).
+        fallback: what an op whose result shape depends on data (``x[mask]``, ``nonzero``)
+            does: ``"host"`` runs it on the host after a barrier on its inputs (counted in
+            ``ml.metrics().fallbacks``); ``"error"`` raises ``RuntimeError``.
 
     Example:
         >>> import minilazy as ml
