@@ -127,7 +127,7 @@ def conformance_reports(session: nox.Session) -> None:
             ("minilazy-cpu", "minilazy.conformance.adapters.minilazy_adapter:cpu", "ci"),
             ("minilazy-reference", "minilazy.conformance.adapters.reference_adapter:reference",
              "ci"),
-            ("toy", "minilazy.conformance.toy:toy", "ci"),
+            ("toy", "minilazy.conformance.mutate.toy:toy", "ci"),
             ("tinygrad-cpu", "minilazy.conformance.adapters.tinygrad_adapter:tinygrad",
              "quick"),
             ("mlx-cpu", "minilazy.conformance.adapters.mlx_adapter:mlx", "quick")]:

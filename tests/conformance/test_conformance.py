@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from minilazy.conformance.mutate import CATALOGUE, family_mutants, run_all, score, table
-from minilazy.conformance.mutate.toy import MUTANTS
+from minilazy.conformance.mutate.toy_mutants import MUTANTS
 
 ADAPTERS = "minilazy.conformance.adapters"
 ROOT = Path(__file__).resolve().parents[2]
@@ -105,7 +105,7 @@ def test_minilazy_on_two_devices_names_both_when_they_are_mixed(tmp_path) -> Non
 
 
 @pytest.mark.parametrize("impl", [f"{ADAPTERS}.reference_adapter:reference",
-                                  "minilazy.conformance.toy:toy"], ids=["reference", "toy"])
+                                  "minilazy.conformance.mutate.toy:toy"], ids=["reference", "toy"])
 def test_implementations_conform(impl: str, tmp_path) -> None:
     returncode, report, output = run_oracle(impl, tmp_path, "--hypothesis-profile=ci",
                                             "--spec-coverage")
@@ -121,8 +121,8 @@ def test_every_mutant_has_its_expected_rules() -> None:
 @pytest.mark.parametrize("mutant", sorted(MUTANTS))
 def test_the_oracle_catches_each_mutant_on_exactly_the_rules_it_breaks(mutant: str,
                                                                         tmp_path) -> None:
-    returncode, report, output = run_oracle(f"minilazy.conformance.mutate.toy:{mutant}", tmp_path,
-                                            "--hypothesis-profile=ci-noshrink")
+    returncode, report, output = run_oracle(f"minilazy.conformance.mutate.toy_mutants:{mutant}",
+                                            tmp_path, "--hypothesis-profile=ci-noshrink")
     assert returncode == 1, output
     assert failed(report) == BREAKS[mutant], output
 
@@ -170,10 +170,10 @@ def test_must(adapter, op):
 
 
 def test_the_report_names_rules_ops_and_outcomes(tmp_path) -> None:
-    out = _pytest(tmp_path, SPEC_TESTS, "--lazy-impl=minilazy.conformance.toy:toy",
+    out = _pytest(tmp_path, SPEC_TESTS, "--lazy-impl=minilazy.conformance.mutate.toy:toy",
                   f"--spec-report={tmp_path / 'r.json'}", "-rsx")
     assert out.returncode == 0, out.stdout
-    assert "lazy implementation: toy 1.0 (minilazy.conformance.toy:toy)" in out.stdout
+    assert "lazy implementation: toy 1.0 (minilazy.conformance.mutate.toy:toy)" in out.stdout
     assert "toy does not declare capability devices" in out.stdout
     report = json.loads((tmp_path / "r.json").read_text())
     status = {rid: r["status"] for rid, r in report["rules"].items()}
@@ -186,7 +186,7 @@ def test_the_report_names_rules_ops_and_outcomes(tmp_path) -> None:
 
 
 def test_spec_coverage_fails_a_run_that_leaves_must_rules_untested(tmp_path) -> None:
-    out = _pytest(tmp_path, SPEC_TESTS, "--lazy-impl=minilazy.conformance.toy:toy",
+    out = _pytest(tmp_path, SPEC_TESTS, "--lazy-impl=minilazy.conformance.mutate.toy:toy",
                   "--spec-coverage")
     assert out.returncode == 1, out.stdout
     assert "spec coverage FAILS: no test of the active MUST rules LZ-BAR-001," in out.stdout
@@ -209,13 +209,13 @@ def test_a_sample_of_the_mutants_is_killed_each_by_one_of_its_own_rules() -> Non
 def test_expected_failures_are_reported_and_must_keep_failing(tmp_path) -> None:
     xfails = tmp_path / "xfail.toml"
     xfails.write_text('[xfail]\n"LZ-BAR-001" = "mark_step is a no-op in this mutant"\n')
-    impl = "minilazy.conformance.mutate.toy:mutant_barrier_does_nothing"
+    impl = "minilazy.conformance.mutate.toy_mutants:mutant_barrier_does_nothing"
     code, report, output = run_oracle(impl, tmp_path, "--lazy-rules=LZ-BAR-001",
                                       f"--lazy-xfail={xfails}")
     assert code == 0, output
     assert report["rules"]["LZ-BAR-001"]["status"] == "xfail"
     # On the toy, which has no such bug, the expected failure passes: that fails the run.
-    code, report, output = run_oracle("minilazy.conformance.toy:toy", tmp_path,
+    code, report, output = run_oracle("minilazy.conformance.mutate.toy:toy", tmp_path,
                                       "--lazy-rules=LZ-BAR-001", f"--lazy-xfail={xfails}")
     assert code == 1 and report["rules"]["LZ-BAR-001"]["status"] == "failed", output
     assert "expected to fail" in str(report["failures"]), output
@@ -224,7 +224,7 @@ def test_expected_failures_are_reported_and_must_keep_failing(tmp_path) -> None:
 def test_the_same_command_gives_the_same_report_from_any_directory(tmp_path) -> None:
     # From an empty directory and from this repository, whose pyproject.toml adds
     # --doctest-modules: the same tests, the same examples, the same per-test outcomes.
-    impl = "minilazy.conformance.mutate.toy:mutant_strong_scalars"
+    impl = "minilazy.conformance.mutate.toy_mutants:mutant_strong_scalars"
     rules = "--lazy-rules=LZ-NUM-003,LZ-CACHE-003,LZ-REC-002"
     reports = []
     for i, where in enumerate([tmp_path, ROOT]):
@@ -240,7 +240,7 @@ def test_the_same_command_gives_the_same_report_from_any_directory(tmp_path) -> 
 
 CRASHY = """
 import os, signal, time
-from minilazy.conformance.toy import Toy
+from minilazy.conformance.mutate.toy import Toy
 
 class Crashy(Toy):  # a library with a fatal bug and a hang
     name = "crashy"

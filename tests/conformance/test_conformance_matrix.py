@@ -140,7 +140,7 @@ def test_the_plugin_reports_the_first_failures_message(tmp_path: Path) -> None:
         "    assert 1 + 1 == 3, 'add: got 2, want 3'\n")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
     subprocess.run([sys.executable, "-m", "pytest", "test_it.py", "-p", "no:cacheprovider",
-                    "--lazy-impl=minilazy.conformance.toy:toy", "--spec-report=r.json"],
+                    "--lazy-impl=minilazy.conformance.mutate.toy:toy", "--spec-report=r.json"],
                    cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     report = json.loads((tmp_path / "r.json").read_text())
     first = report["rules"]["LZ-BAR-004"]["first_failure"]

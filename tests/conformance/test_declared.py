@@ -20,7 +20,7 @@ from minilazy.conformance.oracle import numpy_apply, use_policy
 NARROW = textwrap.dedent("""
     import numpy as np
     from minilazy.conformance.adapter import DtypePolicy
-    from minilazy.conformance.toy import Toy
+    from minilazy.conformance.mutate.toy import Toy
 
     class Narrow(Toy):
         # A library with three dtypes and no 64-bit ones, which refuses the others.

@@ -63,11 +63,11 @@ def _grade(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_toy_passes_assignment_1_and_a_mutant_is_told_what_broke():
-    done = _grade("--assignment", "1", "--impl", "minilazy.conformance.toy:toy")
+    done = _grade("--assignment", "1", "--impl", "minilazy.conformance.mutate.toy:toy")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert f"score: {len(staged(1))}/{len(staged(1))} rules (100%)" in done.stdout
     done = _grade("--assignment", "1", "--impl",
-                  "minilazy.conformance.mutate.toy:mutant_strong_scalars")
+                  "minilazy.conformance.mutate.toy_mutants:mutant_strong_scalars")
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     assert "LZ-NUM-003 (assignment 1, failed): Python scalars are weak" in done.stdout
     assert "first failing test: suite/" in done.stdout
@@ -78,7 +78,7 @@ def test_the_plugin_selects_the_rules_of_an_assignment(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
     done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "-q",
                            "--lazy-pytest-output", "-k", "test_hashing and parameters",
-                           "--lazy-impl=minilazy.conformance.toy:toy", "--lazy-assignment=3",
+                           "--lazy-impl=minilazy.conformance.mutate.toy:toy", "--lazy-assignment=3",
                            f"--spec-report={out}", "--hypothesis-profile=quick"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:]
@@ -89,7 +89,7 @@ def test_the_plugin_selects_the_rules_of_an_assignment(tmp_path):
     rows = {line.split()[0] for line in table.splitlines() if line.startswith("LZ-")}
     assert rows == set(staged(3))  # the table speaks of the chosen rules only
     done = subprocess.run([sys.executable, "-m", "minilazy.conformance", "--lazy-assignment=0",
-                           "--lazy-impl=minilazy.conformance.toy:toy"],
+                           "--lazy-impl=minilazy.conformance.mutate.toy:toy"],
                           capture_output=True, text=True, env=env, timeout=600)
     assert done.returncode == 4 and "the course has assignments 1 to" in done.stderr
 
@@ -126,8 +126,8 @@ def test_a_wrong_recorded_dtype_names_got_and_want():
     """LZ-REC-002's message: the call, what was recorded, and NumPy's dtype and shape."""
     import numpy as np
 
+    from minilazy.conformance.mutate.toy import toy
     from minilazy.conformance.suite.test_recording import _recorded_matches
-    from minilazy.conformance.toy import toy
 
     class Wrong(type(toy())):  # records every result as float64
         def dtype(self, t):

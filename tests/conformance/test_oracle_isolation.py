@@ -19,7 +19,7 @@ from minilazy.conformance.tools import isolation
 
 CRASHY = """
 import os, signal
-from minilazy.conformance.toy import Toy
+from minilazy.conformance.mutate.toy import Toy
 
 class Crashy(Toy):  # a library with a fatal bug
     name = "crashy"

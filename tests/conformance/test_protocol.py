@@ -22,18 +22,18 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from minilazy.conformance.adapters.process import ProcessAdapter, Ref
+from minilazy.conformance.mutate.toy import toy
 from minilazy.conformance.protocol import decode, encode, error_of, exception_of
 from minilazy.conformance.registry import rules
 from minilazy.conformance.serve import Server, serve
 from minilazy.conformance.tools import isolation
-from minilazy.conformance.toy import toy
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "spec" / "protocol.schema.json").read_text())
 MESSAGE = jsonschema.Draft202012Validator(SCHEMA)
 VALUE = jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/value"})
 HELLO = jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/hello"})
-TOY = f"{sys.executable} -m minilazy.conformance.serve --impl minilazy.conformance.toy:toy"
+TOY = f"{sys.executable} -m minilazy.conformance.serve --impl minilazy.conformance.mutate.toy:toy"
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
 

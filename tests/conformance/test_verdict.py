@@ -9,7 +9,7 @@ import os
 import subprocess
 import sys
 
-TOY = "--lazy-impl=minilazy.conformance.toy:toy"
+TOY = "--lazy-impl=minilazy.conformance.mutate.toy:toy"
 SPEC_TESTS = '''
 import numpy as np
 import pytest
@@ -100,7 +100,7 @@ def test_the_command_with_no_implementation_prints_its_usage(tmp_path) -> None:
 def test_the_command_prints_the_digest_not_pytests_tracebacks(tmp_path) -> None:
     # A mutant of the toy failing dozens of tests: each used to print its traceback and a
     # FAILED line. The digest says the same per rule; --lazy-pytest-output brings them back.
-    impl = "--lazy-impl=minilazy.conformance.mutate.toy:mutant_strong_scalars"
+    impl = "--lazy-impl=minilazy.conformance.mutate.toy_mutants:mutant_strong_scalars"
     done = subprocess.run([sys.executable, "-m", "minilazy.conformance", impl,
                            "--lazy-rules=LZ-REC-002", "-p", "no:xdist"], cwd=tmp_path,
                           env=_env(), capture_output=True, text=True, timeout=600)

@@ -105,7 +105,7 @@ def policy_of(adapter: Adapter) -> DtypePolicy:
     """The adapter's declared ``dtype_policy``, or NumPy's own.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> policy_of(toy()).default_float
         'float64'
     """
@@ -117,7 +117,7 @@ def capabilities_of(adapter: Adapter) -> frozenset[str]:
     """The capabilities ``adapter`` declares, with those they imply (``counters``: every count).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> {"executions", "compiles"} <= capabilities_of(toy())
         True
     """
@@ -152,7 +152,7 @@ class Adapter(Protocol):
     """The required part of the protocol (see the module docstring for the optional part).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> isinstance(toy(), Adapter)
         True
 
@@ -183,7 +183,7 @@ class OptionalAdapter(Adapter, Extensions, Protocol):
     """The optional methods, each behind a capability (``supports`` behind none; ``Extensions``).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> t: OptionalAdapter = toy()
         >>> t.counters().compiles if "counters" in t.capabilities else None
         0
@@ -309,7 +309,7 @@ def supports(adapter: Adapter, op: str) -> bool:
     """Whether ``adapter`` implements op ``op`` (adapters without ``supports`` do them all).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> supports(toy(), "add")
         True
     """
@@ -325,7 +325,7 @@ def load(spec: str | None = None) -> Adapter:
     declare only known capabilities.
 
     Example:
-        >>> load("minilazy.conformance.toy:toy").name
+        >>> load("minilazy.conformance.mutate.toy:toy").name
         'toy'
     """
     spec = spec or os.environ.get(IMPL_VARIABLE) or DEFAULT_IMPL

@@ -361,7 +361,7 @@ def adapter(request: pytest.FixtureRequest) -> OptionalAdapter:
         >>> def test_negation(adapter):  # a spec test asks for the fixture by name
         ...     x = adapter.from_numpy(np.ones(2))
         ...     assert adapter.to_numpy(adapter.apply("negative", x)).tolist() == [-1.0, -1.0]
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> test_negation(toy())
     """
     found = request.config.stash[ORACLE].adapter if ORACLE in request.config.stash else load()
@@ -392,7 +392,7 @@ def lazy_impl(request: pytest.FixtureRequest) -> str:
         >>> from minilazy.conformance.adapter import load
         >>> def test_named(lazy_impl):  # a spec test that starts another process uses it
         ...     assert load(lazy_impl).name == "toy"
-        >>> test_named("minilazy.conformance.toy:toy")
+        >>> test_named("minilazy.conformance.mutate.toy:toy")
     """
     if ORACLE in request.config.stash:
         return request.config.stash[ORACLE].impl

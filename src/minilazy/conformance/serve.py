@@ -39,7 +39,7 @@ class Server:
     """One adapter, the objects it made (by handle), and the contexts entered.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> s = Server(toy())
         >>> x = s.handle({"id": 1, "call": "from_numpy", "args": [{"array": {
         ...     "dtype": "float64", "shape": [2], "data": "AAAAAAAA8D8AAAAAAAAAQA=="}}]})
@@ -145,7 +145,7 @@ def serve(server: Server, requests: IO[str], answers: IO[str]) -> None:
 
     Example:
         >>> import io
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> out = io.StringIO()
         >>> serve(Server(toy()), io.StringIO('{"id": 1, "call": "barrier"}\n'), out)
         >>> out.getvalue()

@@ -81,7 +81,7 @@ class ProcessAdapter:
 
     Example:
         >>> a = ProcessAdapter("python -m minilazy.conformance.serve --impl "
-        ...                    "minilazy.conformance.toy:toy")
+        ...                    "minilazy.conformance.mutate.toy:toy")
         >>> x = a.from_numpy(np.arange(3.0))
         >>> a.name, a.to_numpy(a.apply("multiply", x, 2.0)).tolist()
         ('toy', [0.0, 2.0, 4.0])

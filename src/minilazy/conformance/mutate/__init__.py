@@ -1,11 +1,12 @@
 """The oracle, tested: a catalogue of mutants and the harness that scores the oracle on them.
 
-A *mutant* is an implementation with one realistic bug: minilazy's engine patched in one place
-(:mod:`.engine` and its siblings), or the from-scratch toy broken in one place (:mod:`.toy`). Each
-entry of :data:`CATALOGUE` names the rules its bug breaks. The harness runs the oracle against each
-mutant in a fresh process and reports whether it was *killed* (some test failed), by which rules,
-and how long it took; the **mutation score** is the share killed by at least one of their own rules.
-``python -m minilazy.conformance.mutate`` prints the table.
+The oracle's own quality checks. A *mutant* is an implementation with one realistic bug: minilazy's
+engine patched in one place (:mod:`.engine` and its siblings), or the from-scratch toy (:mod:`.toy`,
+the oracle's independent test subject) broken in one place (:mod:`.toy_mutants`). Each entry of
+:data:`CATALOGUE` names the rules its bug breaks. The harness runs the oracle against each mutant in
+a fresh process and reports whether it was *killed* (some test failed), by which rules, and how long
+it took; the **mutation score** is the share killed by at least one of their own rules. ``python -m
+minilazy.conformance.mutate`` prints the table.
 
 Two modes. ``fast`` runs only each mutant's own rules and stops at the first failure: what CI
 runs. ``full`` runs the whole suite on every mutant: it also shows *collateral* failures (rules
@@ -66,7 +67,7 @@ def oracle_command(impl: str, *options: str) -> list[str]:
     """The command that runs the oracle on ``impl``, isolated from any project's pytest setup.
 
     Example:
-        >>> oracle_command("minilazy.conformance.toy:toy")[:3]
+        >>> oracle_command("minilazy.conformance.mutate.toy:toy")[:3]
         [..., '-m', 'minilazy.conformance']
     """
     return [sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}", *options]

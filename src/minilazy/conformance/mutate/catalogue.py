@@ -1,7 +1,7 @@
 """The catalogue of mutants: each an implementation with one realistic bug, and the rules it breaks.
 
 Engine mutants patch minilazy in one place (:mod:`.engine` and its siblings); toy mutants break
-the from-scratch toy (:mod:`.toy`); family mutants are made by rule, one per op of a family
+the from-scratch toy (:mod:`.toy_mutants`); family mutants are made by rule, one per op of a family
 (:func:`family_mutants`). The harness (``mutate/__init__.py``) runs the oracle on each.
 """
 
@@ -22,7 +22,7 @@ LINALG_SITES = ("cholesky", "inv", "det", "slogdet", "eigvalsh", "svdvals", "mat
                 "pinv", "trace", "diagonal", "vector_norm",
                 "matrix_transpose", "solve", "eigh", "svd", "qr")
 FFT_SITES = ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn", "irfftn")
-TOY = "minilazy.conformance.mutate.toy"
+TOY = "minilazy.conformance.mutate.toy_mutants"
 TEMPORAL = "minilazy.conformance.mutate.temporal"
 
 

@@ -46,7 +46,7 @@ def dtypes_for(adapter: Adapter, complex_too: bool = False) -> list[np.dtype[Any
     With ``complex_too``, also the complex ones, where the adapter declares ``complex``.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> len(dtypes_for(toy())), len(dtypes_for(toy(), complex_too=True))
         (12, 12)
     """
@@ -82,7 +82,7 @@ def undeclared(adapter: Adapter, dtype: Any) -> bool:
     """Whether ``dtype`` is one ``adapter`` does not declare (its policy, ``float64``, ``complex``).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> undeclared(toy(), np.int8), undeclared(toy(), np.complex64)
         (False, True)
     """
@@ -107,7 +107,7 @@ def declared_only(adapter: Adapter) -> None:
     the rules. Wraps the instance's ``from_numpy`` and ``apply``.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> t = toy()
         >>> declared_only(t)
         >>> t.to_numpy(t.apply("negative", t.from_numpy(np.ones(2, np.int64)))).tolist()
@@ -148,7 +148,7 @@ def allowed(adapter: Adapter, op: str, *dtypes: np.dtype[Any]) -> bool:
     """Whether ``adapter``'s dtype policy implements ``op`` on operands of ``dtypes``.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> allowed(toy(), "sin", np.dtype("float16"))
         True
     """

@@ -69,7 +69,7 @@ def counting(adapter: OptionalAdapter) -> Iterator[Delta]:
     """Measure the adapter's counters across a ``with`` block (needs ``counters``).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> t = toy()
         >>> with counting(t) as d:
         ...     _ = t.to_numpy(t.apply("negative", t.from_numpy(np.ones(2))))
@@ -92,7 +92,7 @@ def typed(adapter: OptionalAdapter, value: float, dtype: Any) -> Any:
     promotion bug (LZ-NUM-003's business) does not show up as a failure of their rule.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> t = toy()
         >>> t.dtype(typed(t, 0.5, np.float32))
         dtype('float32')
@@ -107,7 +107,7 @@ def require_graphs(adapter: OptionalAdapter) -> None:
     recorded graph for its keys to name.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> require_graphs(toy())
     """
     if "pending" in adapter.capabilities:
@@ -125,7 +125,7 @@ def fresh(adapter: OptionalAdapter) -> None:
     left to which earlier examples happened to share a structure.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> fresh(toy())
     """
     if "reset" in adapter.capabilities:
@@ -158,7 +158,7 @@ def settle(adapter: OptionalAdapter) -> None:
     it no longer joins any cut. ``gc.collect()`` would do too, at ~60 ms a call.)
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> settle(toy())
     """
     adapter.barrier()
@@ -171,7 +171,7 @@ def observe_all(adapter: OptionalAdapter, xs: Sequence[Any]) -> list[Array]:
     ``mark_step``: a value test must not fail for a bug of ``mark_step`` (LZ-BAR-001's).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> t = toy()
         >>> observe_all(t, [t.from_numpy(np.ones(1))])[0].tolist()
         [1.0]
@@ -233,7 +233,7 @@ def check_program(adapter: OptionalAdapter, program: Program, impl: str = "",
 
     Example:
         >>> from minilazy.conformance.oracle.programs import Program
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> check_program(toy(), Program((), (), 0)).observations  # outside Hypothesis: printed
         program as Python:
         ...

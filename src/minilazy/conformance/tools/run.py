@@ -69,8 +69,8 @@ class Oracle:
     (with xdist, in the controller, which has no items: all it needs travels on the report).
 
     Example:
-        >>> from minilazy.conformance.toy import toy
-        >>> Oracle(toy(), "minilazy.conformance.toy:toy").describe()["name"]
+        >>> from minilazy.conformance.mutate.toy import toy
+        >>> Oracle(toy(), "minilazy.conformance.mutate.toy:toy").describe()["name"]
         'toy'
     """
 

@@ -82,7 +82,7 @@ class AdapterMachine:
     """An implementation, through its adapter.
 
     Example:
-        >>> from minilazy.conformance.toy import toy
+        >>> from minilazy.conformance.mutate.toy import toy
         >>> m = AdapterMachine(toy())
         >>> m.observe(m.apply("add", [m.leaf(np.ones(2)), 1.0], {})).tolist()
         [2.0, 2.0]
@@ -215,7 +215,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         >>> import io, sys
         >>> p = Program((Leaf("int8", (2,), 0),), (Op(1, "negative", (Ref(0),)), Observe(1)), 2)
         >>> sys.stdin, stdin = io.StringIO(dumps(p) + "\n"), sys.stdin
-        >>> main(["minilazy.conformance.toy:toy"])
+        >>> main(["minilazy.conformance.mutate.toy:toy"])
         ["'...'"]
         0
         >>> sys.stdin = stdin

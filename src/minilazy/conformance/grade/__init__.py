@@ -1,5 +1,8 @@
 """``python -m minilazy.conformance.grade --assignment N --impl MODULE:FACTORY``: grade a student.
 
+The students' part of the conformance package (implementers use the package's top level; the
+oracle's own checks, the toy and its mutants, are ``minilazy.conformance.mutate``).
+
 The course (``tutorials/build``) builds a LazyTensor in assignments; each spec rule carries the
 ``stage`` of the assignment that implements it (``rules.toml``). Grading assignment ``N`` runs the
 oracle, in a fresh process as ``python -m minilazy.conformance`` does, on the rules of stages 1 to
@@ -113,7 +116,7 @@ def grade(assignment: int, impl: str, path: str | None = None, profile: str = "c
     ``path`` is put first on the student's ``PYTHONPATH`` (where their package lives).
 
     Example:
-        >>> g = grade(1, "minilazy.conformance.toy:toy")  # doctest: +SKIP
+        >>> g = grade(1, "minilazy.conformance.mutate.toy:toy")  # doctest: +SKIP
         >>> g.passed  # doctest: +SKIP
     """
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
@@ -155,7 +158,3 @@ def main(argv: list[str] | None = None) -> int:
     result = grade(args.assignment, args.impl, args.path, args.profile)
     print(result.text())
     return 0 if len(result.passed) == len(result.graded) else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
