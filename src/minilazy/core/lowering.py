@@ -205,7 +205,19 @@ def astype(x: Array, dtype: np.dtype[Any]) -> Array:
         # XLA rewrites convert(bool) * y into select(bool, y, 0), which turns False * inf into 0
         # where IEEE (and NumPy) give NaN; going through uint8 keeps the multiply honest.
         x = lax.convert_element_type(x, np.uint8)
+    if x.dtype == np.float64 and dtype == np.float16:
+        x = _to_f32_rounding_to_odd(x)  # XLA goes f64 -> f32 -> f16: two roundings, not one
     return lax.convert_element_type(x, dtype)
+
+
+def _to_f32_rounding_to_odd(x: Array) -> Array:
+    """f64 to f32 rounding to odd: a second rounding, to f16, is then correctly rounded."""
+    r = lax.convert_element_type(x, np.float32)
+    back = lax.convert_element_type(r, np.float64)
+    inexact = back != x
+    bits = lax.bitcast_convert_type(r, np.uint32)
+    bits = jnp.where(inexact & (jnp.abs(back) > jnp.abs(x)), bits - 1, bits)  # toward zero
+    return lax.bitcast_convert_type(jnp.where(inexact, bits | 1, bits), np.float32)
 
 
 # A rule for any array namespace ``xp``: (xp, operand values, node) -> value. A family whose ops

@@ -23,7 +23,6 @@ from typing import Any, Final
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
 
 from minilazy.core import dtypes, infer, ir, lowering
 from minilazy.core.attrs import Attrs, Cast, NoAttrs, mismatch
@@ -213,25 +212,6 @@ def convert(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
     raise mismatch(op, attrs)
 
 
-def to_f16(x: Array) -> Array:
-    """f64 to f16 rounded once, as NumPy does (XLA goes through f32: two roundings).
-
-    Through f32 rounding to odd, after which the second rounding is correct.
-
-    Example:
-        >>> with lowering.x64():
-        ...     to_f16(jnp.asarray([1 + 2.0**-11 + 2.0**-40])).tolist()  # a hair above the tie
-        [1.0009765625]
-    """
-    r = lax.convert_element_type(x, np.float32)
-    back = lax.convert_element_type(r, np.float64)
-    inexact = back != x
-    bits = lax.bitcast_convert_type(r, np.uint32)
-    bits = jnp.where(inexact & (jnp.abs(back) > jnp.abs(x)), bits - 1, bits)  # toward zero
-    odd = lax.bitcast_convert_type(jnp.where(inexact, bits | 1, bits), np.float32)
-    return lax.convert_element_type(odd, np.float16)
-
-
 def _where(xp: Any, xs: Sequence[Any], n: Node) -> Any:
     c, a, b = xs
     if xp is np:
@@ -259,8 +239,7 @@ ir.FAMILY.update({Op.WHERE: (NoAttrs,), Op.CONVERT: (Cast,)})
 infer.INFER.update({Op.WHERE: where, Op.CONVERT: convert})
 lowering.LOWER.update({
     Op.WHERE: lambda xs, n: _where(jnp, xs, n),
-    Op.CONVERT: lambda xs, n: (to_f16(xs[0]) if xs[0].dtype == np.float64 and n.dtype == np.float16
-                               else lowering.astype(xs[0], n.dtype))})
+    Op.CONVERT: lambda xs, n: lowering.astype(xs[0], n.dtype)})
 reference.REFERENCE.update({
     Op.WHERE: lambda xs, n: _where(np, xs, n),
     Op.CONVERT: _reference_convert})
