@@ -202,12 +202,12 @@ def bare() -> MinilazyAdapter:
     every exception of a program is its own (no signal safety), every program runs on one device
     (no meshes) in one process (a fork() child is not refused), no program is kept on disk.
     Slower, and the same values: the oracle holds it to every rule but the capabilities it no
-    longer has (donation, persistence).
+    longer has (donation, persistence, sharding).
 
     Example:
         >>> from minilazy.core.cut import CUTS
         >>> adapter = bare()
-        >>> adapter.name, CUTS.planner is None, "donation" in adapter.capabilities
+        >>> adapter.name, CUTS.planner is None, "sharding" in adapter.capabilities
         ('minilazy-bare', True, False)
         >>> from minilazy.parts import plans, refcounts, signals, staging
         >>> from minilazy.persist import executables
@@ -226,7 +226,7 @@ def bare() -> MinilazyAdapter:
     PLACEMENT.part, PROCESSES.start = None, None
     adapter = MinilazyAdapter("cpu")
     adapter.name = "minilazy-bare"
-    adapter.capabilities -= {"donation", "persistent"}
+    adapter.capabilities -= {"donation", "persistent", "sharding"}
     return adapter
 
 
