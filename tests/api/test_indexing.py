@@ -123,6 +123,37 @@ def test_len_and_iteration_go_over_the_first_axis(device, data):
         assert_matches(value(lambda r=row: r), want)
 
 
+@settings(max_examples=10)
+@given(data=st.data())
+def test_int_indices_are_parameters_one_program_serves_every_value(device, data):
+    """``x[i]``, ``x[i, j]`` and ``x[i] = v`` for changing Python ints (negative too, and NumPy
+    ints) compile once: an int is a parameter of the program, not part of its key."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=1, max_side=4))
+    x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    t = lazy(x, device)
+    ints = data.draw(st.integers(1, len(shape)))  # how many leading axes an int picks
+
+    def key():
+        return tuple(data.draw(st.sampled_from(HOST_INTS))(data.draw(st.integers(-n, n - 1)))
+                     for n in shape[:ints])
+
+    keys = [key() for _ in range(4)]
+    np.testing.assert_array_equal(t[keys[0]].numpy(), x[keys[0]])
+    y = lazy(np.zeros(shape, np.float32), device)  # data: each write, one program alike
+    y[keys[0]] = 1.0
+    y.numpy()
+    compiles = ml.metrics().compiles
+    for k in keys[1:]:
+        np.testing.assert_array_equal(t[k].numpy(), x[k])
+        y[k] = 1.0
+        y.numpy()
+    assert ml.metrics().compiles == compiles
+    want = np.zeros(shape, np.float32)
+    for k in keys:
+        want[k] = 1.0
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
 # -- errors at the call ------------------------------------------------------------------------
 
 def _x(shape=(3, 4)) -> np.ndarray:

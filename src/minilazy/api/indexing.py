@@ -2,14 +2,15 @@
 
 Part of the tensor's surface, above core (a mask tensor is read by a host fallback): the tensor
 records ``x[key]`` as one ``GETITEM`` node whose attrs are a normalised
-:class:`~minilazy.core.attrs.Index` (negative indices resolved, ``...`` expanded, slices as
-start/size/step), and whose extra operands are the integer index arrays. Indices known on the
-host (ints, lists, NumPy arrays) are bounds-checked here, at the call; the values of index
+:class:`~minilazy.ops.index_keys.Index` (negative indices resolved, ``...`` expanded, slices as
+start/size/step), and whose extra operands are the integer index arrays and the Python ints
+(parameters, as Python numbers are elsewhere: ``x[i]`` compiles once for every ``i``). Indices known
+on the host (ints, lists, NumPy arrays) are bounds-checked here, at the call; the values of index
 *tensors* are data, so out-of-range entries are clamped when read and dropped when written
-(implementation-defined, like XLA's gather and scatter). A boolean mask stands for the index
-arrays of its True entries, as in NumPy: a mask on the device is read by a counted host
-fallback, and the gather with its positions stays recorded (and differentiable); a 0-d boolean
-(``x[True]``) is a new axis of length 1 or 0 (:func:`scalar_bools`). Never imports jax.
+(implementation-defined, like XLA's gather and scatter). A boolean mask stands for the index arrays
+of its True entries, as in NumPy: a mask on the device is read by a counted host fallback, and the
+gather with its positions stays recorded (and differentiable); a 0-d boolean (``x[True]``) is a new
+axis of length 1 or 0 (:func:`scalar_bools`). Never imports jax.
 """
 
 from __future__ import annotations
@@ -25,10 +26,19 @@ import numpy as np
 from minilazy.api.fallback import host_values
 from minilazy.api.host import host_data
 from minilazy.core import runtime
-from minilazy.core.dtypes import INTEGER
-from minilazy.core.ir import Device, DeviceError, Node, Op, Shape, UnsupportedError, data_leaf
+from minilazy.core.dtypes import DEFAULT_INT, INTEGER
+from minilazy.core.ir import (
+    Device,
+    DeviceError,
+    Node,
+    Op,
+    Shape,
+    UnsupportedError,
+    data_leaf,
+    scalar_leaf,
+)
 from minilazy.core.state import LIVE, Handle
-from minilazy.ops.index_keys import At, Entry, Gap, Index, NewAxis, Span, Take
+from minilazy.ops.index_keys import Entry, Gap, Index, NewAxis, Param, Span, Take
 
 # A key item as the tensor hands it over: a tensor only when it is a boolean mask.
 Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Handle"
@@ -142,8 +152,9 @@ def index_spec(shape: Shape, key: Sequence[Item],
     here, a mask tensor by one counted host fallback named ``op``, once the whole key is checked.
 
     Example:
-        >>> index_spec((4, 5), (-1, slice(None, None, -2)))[0].entries
-        (At(i=3, kind=0), Span(start=4, size=3, step=2, reverse=True, kind=1))
+        >>> spec, operands = index_spec((4, 5), (-1, slice(None, None, -2)))
+        >>> spec.entries, operands[0].payload  # the int is a parameter: its value, resolved
+        ((Param(k=0, kind=5), Span(start=4, size=3, step=2, reverse=True, kind=1)), 3)
     """
     if sum(1 for k in key if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -199,7 +210,8 @@ def index_spec(shape: Shape, key: Sequence[Item],
             n = shape[axis]
             if not -n <= k < n:
                 raise IndexError(f"index {k} is out of bounds for axis {axis} with size {n}")
-            spec.append(At(k % n))
+            spec.append(Param(len(arrays)))  # a parameter: x[i] compiles once for every i
+            arrays.append(scalar_leaf(k % n, DEFAULT_INT))
             axis += 1
         else:  # a boolean tensor: where its True entries are is data, known after a barrier
             check_mask(shape, axis, k._node.shape)
@@ -299,7 +311,8 @@ _VIEWS = frozenset({Op.GETITEM, Op.RESHAPE, Op.TRANSPOSE})
 
 def warn_view_write(node: Node) -> None:
     """Warn if ``node``, about to be written into, is a NumPy view of a live tensor's value."""
-    if node.op not in _VIEWS or len(node.operands) > 1:  # index arrays: NumPy copies too
+    if node.op not in _VIEWS or (isinstance(node.attrs, Index) and any(
+            type(e) is Take for e in node.attrs.entries)):  # index arrays: NumPy copies too
         return
     base = node.operands[0]
     if any(t._node is base for t in LIVE.tensors()):

@@ -88,7 +88,23 @@ class Gap(NamedTuple):
     kind: int = 4
 
 
-Entry: TypeAlias = At | Span | NewAxis | Take | Gap
+class Param(NamedTuple):
+    """An int index as a parameter: the ``k``-th index operand, a 0-d int (resolved, >= 0).
+
+    What a Python int in a key becomes: its value is an argument of the program, not part of
+    the key, so ``x[i]`` for every ``i`` runs one compiled program. The axis is dropped, as an
+    :class:`At`'s; among index arrays it broadcasts with them, as NumPy's ints do.
+
+    Example:
+        >>> Param(0) != Take(0)
+        True
+    """
+
+    k: int
+    kind: int = 5
+
+
+Entry: TypeAlias = At | Span | NewAxis | Take | Gap | Param
 
 
 class Index(NamedTuple):
@@ -121,6 +137,8 @@ def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
                 out.append(None)
             case Take(k):
                 out.append(widened(arrays[k]))
+            case Param(k):
+                out.append(arrays[k])
             case Gap():
                 out.append(Ellipsis)
             case _:
@@ -149,7 +167,7 @@ def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Sha
         >>> index_shape((4, 5), Index((At(3), Span(4, 3, 2, True))), ())
         (3,)
     """
-    if not array_shapes:  # basic indexing only: no need to ask NumPy
+    if not any(type(e) is Take for e in spec.entries):  # basic indexing: no need to ask NumPy
         return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
                      if isinstance(e, Span | NewAxis))
     return _advanced_shape(shape, spec, tuple(array_shapes))
@@ -175,7 +193,7 @@ def setitem_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape],
         minilazy.core.ir.ShapeError: setitem: cannot broadcast a value of shape (2,) into shape (5,)
     """
     target = index_shape(shape, spec, array_shapes)
-    if value_shape and all(isinstance(e, At) for e in spec.entries):
+    if value_shape and all(isinstance(e, At | Param) for e in spec.entries):
         # one element, picked by integers alone: NumPy stores a scalar there, not an array
         raise ValueError(f"setitem: cannot set a single element to an array of shape "
                          f"{value_shape}")
@@ -207,7 +225,7 @@ def index_text(spec: Index, arrays: Sequence[str]) -> str:
                              + (f":{s.step}" if s.step != 1 else ""))
             case NewAxis():
                 parts.append("None")
-            case Take(k):
+            case Take(k) | Param(k):
                 parts.append(arrays[k])
             case Gap():
                 parts.append("...")

@@ -96,14 +96,14 @@ def lower_setitem(xs: Sequence[Any], n: Node) -> Any:
 # -- the reference: NumPy, doing what XLA does with out-of-range index arrays ---------------
 def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
     """Index arrays clamped into range, as XLA's gather clamps (implementation-defined)."""
-    out = []
+    out = list(arrays)  # (an int parameter is in range: checked when it was recorded)
     axis = 0
     for entry in spec.entries:
         if isinstance(entry, Take):  # an index array: it indexes axis `axis`
             n, k = x.shape[axis], widened(arrays[entry.k])
             if n:  # (an empty axis can only be indexed by an empty array: nothing to clamp)
                 k = np.minimum(k, n - 1) if k.dtype.kind == "u" else np.clip(k, -n, n - 1)
-            out.append(k)
+            out[entry.k] = k
         if not isinstance(entry, NewAxis | Gap):  # the others each consume one axis
             axis += 1
     return out
@@ -133,17 +133,17 @@ def _dropping(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Array, li
     (implementation-defined, LZ-NUM-005), and so does this once the padding is cut off again.
     """
     widths = [(0, 0)] * x.ndim
-    out = []
+    out = list(arrays)  # (an int parameter is in range: checked when it was recorded)
     axis = 0
     for entry in spec.entries:
         if isinstance(entry, Take):
             n, k = x.shape[axis], widened(arrays[entry.k])
             inside = k < n if k.dtype.kind == "u" else (k >= -n) & (k < n)
-            out.append(np.where(inside, np.mod(k, max(n, 1)), n))
+            out[entry.k] = np.where(inside, np.mod(k, max(n, 1)), n)
             widths[axis] = (0, 1)
         if not isinstance(entry, NewAxis | Gap):
             axis += 1
-    return (np.pad(x, widths) if out else x.copy()), out
+    return (np.pad(x, widths) if any(w != (0, 0) for w in widths) else x.copy()), out
 
 
 def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
