@@ -172,6 +172,11 @@ PYTHON: Final[dict[Op, Rule]] = {
 }
 
 
+def _replays(n: Node) -> bool:
+    """Whether ``n`` is written as a :func:`replay` call, which takes tensors only."""
+    return any("replay(" in line for line in PYTHON[n.op]("v", n, ["v"] * len(n.operands)))
+
+
 def source(c: Cut, default: Device) -> str:
     """The cut as a runnable minilazy program ending with ``outputs = [...]``.
 
@@ -187,8 +192,8 @@ def source(c: Cut, default: Device) -> str:
         <BLANKLINE>
         v0 = ml.asarray(np.zeros((2, 3), 'float32'))
         v1 = ml.exp(v0)
-        v2 = v1[0, 2::-1]
-        outputs = [v2]
+        v3 = v1[0, 2::-1]
+        outputs = [v3]
     """
     lines = ["import numpy as np", "import minilazy as ml",
              "from minilazy.introspect.pycode import attrs, replay, scalar", ""]
@@ -198,7 +203,7 @@ def source(c: Cut, default: Device) -> str:
             value = _literal(node.payload)
             # a literal where public functions take it (with a tensor beside it: two numbers
             # are no call's operands); else one scalar tensor, named, as its users share it
-            public = all(PYTHON[u.op] is not replayed and (len(u.operands) == 1 or any(
+            public = all(not _replays(u) and (len(u.operands) == 1 or any(
                 o.op is not Op.SCALAR for o in u.operands)) for u in c.order if node in u.operands)
             if public:
                 names.append(value)
