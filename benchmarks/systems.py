@@ -63,6 +63,14 @@ def weight_decay(model: str) -> float:
     return TF_WEIGHT_DECAY if model == "transformer" else 0.0
 
 
+def _tensors(tree: Any) -> list[Array]:
+    """The leaves of a tree of dicts, lists and tuples (a model's state)."""
+    if isinstance(tree, (dict, list, tuple)):
+        return [t for v in (tree.values() if isinstance(tree, dict) else tree)
+                for t in _tensors(v)]
+    return [tree]
+
+
 class NotApplicable(Exception):
     """The workload means nothing for this system (e.g. recording cost for ``jax.jit``)."""
 
@@ -409,19 +417,13 @@ class MinilazySystem(System):
         compute = ml.value_and_grad(loss_fn)
         ml.mark_step()  # materialise the initial state: step 0's graph is every later one's
 
-        def leaves(tree: Any) -> list[Array]:  # (the optimizer's state holds tuples of vectors)
-            if isinstance(tree, (dict, list, tuple)):
-                return [leaf for v in (tree.values() if isinstance(tree, dict) else tree)
-                        for leaf in leaves(v)]
-            return [tree]
-
         def step(i: int) -> Array:
             x, y = batches[i % len(batches)]
             loss, grads = compute(state["params"], ml.asarray(x), ml.asarray(y))
             opt = ml.optim.adam(model_lr(i), *ADAM_BETAS, ADAM_EPS, weight_decay=wd)
             state["params"], state["opt"] = opt.update(grads, state["opt"], state["params"])
             del grads  # dead before the barrier: fused into the update, never materialised
-            self.cut(lambda: [loss, *leaves(state)])
+            self.cut(lambda: [loss, *_tensors(state)])
             return loss
         return step
 
@@ -430,6 +432,71 @@ class MinilazySpecialSystem(MinilazySystem):
     id = "minilazy-special"
     label = "minilazy special_scalars"
     special_scalars = True
+
+
+class MinilazyCapturedSystem(MinilazySystem):
+    """minilazy with each model's step under ``ml.capture``: written as a pure function of its
+    state (``(state, x, y, lr) -> (loss, state)``), recorded twice, then its program called."""
+
+    id = "minilazy-captured"
+    label = "minilazy captured"
+
+    def record(self, scalar: bool, ops: int) -> Sampler:
+        raise NotApplicable("capture is for a whole step: recording is minilazy's")
+
+    def chains(self, sets: int) -> Sampler:
+        raise NotApplicable("capture is for a whole step: recording is minilazy's")
+
+    def graph100(self, scalars: bool, steps: int) -> Sampler:
+        raise NotApplicable("capture is for a whole step: the barrier is minilazy's")
+
+    def chain(self, n: int, steps: int) -> Sampler:
+        raise NotApplicable("capture is for a whole step: a chain is minilazy's")
+
+    def captured(self, fn: Callable[..., Any], state: Any, batches: Any,
+                 lr: Callable[[int], float]) -> Step:
+        """The step of ``fn`` under ``ml.capture``; the graph's nodes counted when asked."""
+        ml, captured, held = self.ml, self.ml.capture(fn), [state]
+        ml.mark_step()
+
+        def step(i: int) -> Array:
+            x, y = batches[i % len(batches)]
+            if self.count_nodes:  # recorded as the plain system does, to count its graph
+                loss, new = fn(held[0], ml.asarray(x), ml.asarray(y), lr(i))
+                self.cut(lambda: [loss, *_tensors(new)])
+            else:
+                loss, new = captured(held[0], ml.asarray(x), ml.asarray(y), lr(i))
+            held[0] = new
+            return loss
+        return step
+
+    def mlp_step(self) -> Step:
+        from minilazy import demo
+
+        ml = self.ml
+        p = {k: ml.asarray(v) for k, v in mlp_init().items()}
+
+        def fn(state: Any, x: Array, y: Array, lr: float) -> tuple[Array, Any]:
+            params, velocity = state
+            loss, grads = ml.value_and_grad(demo.loss_fn)(params, x, y)
+            velocity = {k: MOMENTUM * velocity[k] + grads[k] for k in params}
+            return loss, ({k: params[k] - lr * velocity[k] for k in params}, velocity)
+        return self.captured(fn, (p, {k: ml.zeros_like(t) for k, t in p.items()}), self.batches,
+                             learning_rate)
+
+    def adam_step(self, model: str, loss_fn: Callable[..., Array]) -> Step:
+        ml = self.ml
+        wd = weight_decay(model)
+        params = {k: ml.asarray(v) for k, v in model_init(model).items()}
+        compute = ml.value_and_grad(loss_fn)
+
+        def fn(state: Any, x: Array, y: Array, lr: float) -> tuple[Array, Any]:
+            loss, grads = compute(state["params"], x, y)
+            opt = ml.optim.adam(lr, *ADAM_BETAS, ADAM_EPS, weight_decay=wd)
+            new, opt_state = opt.update(grads, state["opt"], state["params"])
+            return loss, {"params": new, "opt": opt_state}
+        state = {"params": params, "opt": ml.optim.adam(MODEL_LR, weight_decay=wd).init(params)}
+        return self.captured(fn, state, model_batches(model), model_lr)
 
 
 # -- JAX ---------------------------------------------------------------------------------------
@@ -850,5 +917,5 @@ class TorchXlaSystem(TorchSystem):
 
 
 SYSTEMS: dict[str, type[System]] = {s.id: s for s in (
-    MinilazySystem, MinilazySpecialSystem, NumpySystem, JaxSystem, JaxJitSystem, TorchSystem,
+    MinilazySystem, MinilazySpecialSystem, MinilazyCapturedSystem, NumpySystem, JaxSystem, JaxJitSystem, TorchSystem,
     TorchLazySystem, TorchXlaSystem)}

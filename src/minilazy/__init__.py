@@ -228,6 +228,7 @@ from minilazy.parts import plans as _plans
 from minilazy.parts import refcounts as _refcounts
 from minilazy.parts import signals as _signals
 from minilazy.parts import staging as _staging
+from minilazy.parts.capture import CaptureWarning, capture
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
 from minilazy.persist.diskcache import CacheWarning, cache_dir, set_cache_dir
@@ -264,7 +265,7 @@ __all__ = [
     "RecompileWarning", "CacheWarning", "ViewWriteWarning", "cache_dir", "set_cache_dir",
     "clear_cache", "Device", "Mesh", "DeviceError", "ShapeError", "UnsupportedError",
     "default_device", "devices", "mark_sharding", "grad", "value_and_grad", "nn", "optim",
-    "random", "conv",
+    "random", "conv", "capture", "CaptureWarning",
     # the Array API 2023.12 namespace
     "__array_namespace_info__", "abs", "acos", "acosh", "add", "all", "any", "arange", "argmax",
     "argmin", "argsort", "asarray", "asin", "asinh", "astype", "atan", "atan2", "atanh",

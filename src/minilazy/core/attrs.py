@@ -1,15 +1,13 @@
 """Where data lives, and op attributes: one small frozen type per op family.
 
-At the bottom of core, beside dtypes. A :class:`Device` names a device: a plain value, not a
-JAX object, so every module before the runtime can carry it (the runtime maps it to JAX's).
-Attributes are static: part of a node's digest and so of the cache key. Each family is a
-``NamedTuple``: fields have names and types, while hashing and equality stay a tuple's (in C).
-Every field is an int (>= 0 but for a convolution's padding), a bool or a tuple of them (or a
-mesh, hashed as a stable CRC), so an attribute's hash is the same in every process. Core's
-families are here (a reduction's ``Reduce``, a reshape's ``ToShape``...); an op family defines
+At the bottom of core, beside dtypes; never imports jax (the runtime maps a :class:`Device` to
+JAX's). Attributes are static: part of a node's digest and so of the cache key. Each family is a
+``NamedTuple`` (named, typed fields; a tuple's hashing and equality, in C) of ints (>= 0 but for
+a convolution's padding), bools or tuples of them (or a mesh, hashed as a stable CRC), so an
+attribute's hash is the same in every process. Core's families are here; an op family defines
 its own in its module (``minilazy.ops``; a placement's ``Sharding`` is ``minilazy.scaleout``'s).
 Which an op takes is :data:`minilazy.core.ir.FAMILY`, checked when a node is made; rules read
-the fields by name, with ``match``. Never imports jax.
+the fields by name, with ``match``.
 """
 
 from __future__ import annotations
@@ -42,35 +40,20 @@ class Device:
 
 
 class NoAttrs(NamedTuple):
-    """No attributes: leaves that are parameters, elementwise ops, ``where``, ``matmul``.
-
-    Example:
-        >>> NONE == ()
-        True
-    """
+    """No attributes: leaves that are parameters, elementwise ops, ``where``, ``matmul``."""
 
 
 NONE: Final = NoAttrs()
 
 
 class Constant(NamedTuple):
-    """A ``SCALAR`` baked into the program (0 or 1): its value is in the key.
-
-    Example:
-        >>> Constant(1).value
-        1
-    """
+    """A ``SCALAR`` baked into the program (0 or 1): its value is in the key."""
 
     value: int
 
 
 class Iota(NamedTuple):
-    """``IOTA``: a ``shape`` counting along ``axis``, of the dtype with code ``dtype``.
-
-    Example:
-        >>> Iota((3,), 0, 4).axis
-        0
-    """
+    """``IOTA``: a ``shape`` counting along ``axis``, of the dtype with code ``dtype``."""
 
     shape: tuple[int, ...]
     axis: int
@@ -78,46 +61,26 @@ class Iota(NamedTuple):
 
 
 class Cast(NamedTuple):
-    """``CONVERT``: the target dtype's code.
-
-    Example:
-        >>> Cast(4).dtype
-        4
-    """
+    """``CONVERT``: the target dtype's code."""
 
     dtype: int
 
 
 class Reduce(NamedTuple):
-    """A reduction: the ``axes`` it folds (sorted, non-negative) and whether it keeps them.
-
-    Example:
-        >>> Reduce((0, 2), False).keepdims
-        False
-    """
+    """A reduction: the ``axes`` it folds (sorted, non-negative) and whether it keeps them."""
 
     axes: tuple[int, ...]
     keepdims: bool
 
 
 class ToShape(NamedTuple):
-    """``RESHAPE`` and ``BROADCAST``: the result shape.
-
-    Example:
-        >>> ToShape((2, 3)).shape
-        (2, 3)
-    """
+    """``RESHAPE`` and ``BROADCAST``: the result shape."""
 
     shape: tuple[int, ...]
 
 
 class Permute(NamedTuple):
-    """``TRANSPOSE``: result axis ``i`` is operand axis ``perm[i]``.
-
-    Example:
-        >>> Permute((1, 0)).perm
-        (1, 0)
-    """
+    """``TRANSPOSE``: result axis ``i`` is operand axis ``perm[i]``."""
 
     perm: tuple[int, ...]
 
@@ -127,10 +90,5 @@ Attrs: TypeAlias = tuple[object, ...]
 
 
 def mismatch(op: object, attrs: object) -> TypeError:
-    """The error for attributes of the wrong family (a bug in the caller, not user input).
-
-    Example:
-        >>> mismatch("sum", Permute((0,)))
-        TypeError('sum: attributes Permute(perm=(0,)) are of the wrong family')
-    """
+    """The error for attributes of the wrong family (a bug in the caller, not user input)."""
     return TypeError(f"{getattr(op, 'value', op)}: attributes {attrs!r} are of the wrong family")

@@ -79,10 +79,6 @@ class Parts:
 
     Without them: nothing is donated, a deep graph compiles in one piece, a program's every
     exception but ``KeyboardInterrupt`` is its own, and no gradient learns of a cut.
-
-    Example:
-        >>> Parts().donor is None
-        True
     """
 
     def __init__(self) -> None:
@@ -107,10 +103,6 @@ def interruption(error: BaseException) -> BaseException | None:
     """The exception that interrupted a program, if ``error`` is (or came of) one, else None.
 
     ``KeyboardInterrupt``, or a signal handler's exception (the installed :class:`Signals`).
-
-    Example:
-        >>> interruption(ValueError("raised by the program itself")) is None
-        True
     """
     if PARTS.signals is not None:
         return PARTS.signals.interruption(error)
@@ -121,13 +113,6 @@ def own(step: Callable[..., T], *args: Any) -> T:
     """``step(*args)``, a program's compile or run: what it raises is :class:`ProgramFailed`.
 
     But an :func:`interruption`, raised as it is: the program may well run next time.
-
-    Example:
-        >>> try:
-        ...     own(int, "x")
-        ... except ProgramFailed as e:
-        ...     type(e.error).__name__
-        'ValueError'
     """
     try:
         return step(*args)
@@ -163,7 +148,7 @@ def execute(roots: Sequence[Node], device: Device, donate: bool, cause: str, bin
         entry = own(CACHE.compile, c, donated)
     else:
         COUNTERS.cache_hits += 1
-    args = [*(p.payload for p in c.params), *_packed(c)]
+    args = [*(p.payload for p in c.params), *packed(c, [s.payload for s in c.scalars])]
     held = PARTS.signals.held(any(donated) and entry.ran) if PARTS.signals else None
     with held or contextlib.nullcontext():
         try:
@@ -196,11 +181,10 @@ def _mark_lost(c: Cut, donated: tuple[bool, ...], error: Exception) -> None:
             ENGINE.failures += 1
 
 
-def _packed(c: Cut) -> list[np.ndarray[Any, Any]]:
-    """The scalar parameters' values, one array per dtype group (see ``Cut.scalars``)."""
+def packed(c: Cut, values: Sequence[Any]) -> list[np.ndarray[Any, Any]]:
+    """The scalar parameters' ``values``, one array per dtype group (see ``Cut.scalars``)."""
     if not c.groups:  # too many to pack (see cut.PACK_LIMIT): one argument each
-        return [s.dtype.type(s.payload) for s in c.scalars]
-    values = [s.payload for s in c.scalars]
+        return [s.dtype.type(v) for s, v in zip(c.scalars, values)]
     if len(c.groups) == 1:
         return [np.array(values, c.groups[0][0])]
     out, start = [], 0
@@ -260,15 +244,7 @@ def _settle(group: Sequence[Handle], device: Device, donate: bool, cause: str
 
 
 def materialise(tensors: Sequence[Handle], cause: str, donate: bool = False) -> None:
-    """A barrier named ``cause``: materialise the pending ``tensors``; raise the first failure.
-
-    Example:
-        >>> import minilazy as ml
-        >>> x = ml.ones((2,)) * 2.0
-        >>> materialise([x], "nonzero")
-        >>> x.is_pending
-        False
-    """
+    """A barrier named ``cause``: materialise the pending ``tensors``; raise the first failure."""
     with ENGINE.lock:
         failure = _attempt(tensors, cause, donate)
     if failure is not None:

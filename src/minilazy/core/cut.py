@@ -69,14 +69,7 @@ class Cut:
     structure: tuple[object, ...] = ()
 
     def slots(self) -> dict[Node, tuple[int, int]]:
-        """Where each scalar parameter is read from: (group, index), or (argument, -1).
-
-        Example:
-            >>> import minilazy as ml
-            >>> x = ml.asarray([1.0])
-            >>> list(cut([(x * 2.0 + 3.0)._node], x.device).slots().values())
-            [(0, 0), (0, 1)]
-        """
+        """Where each scalar parameter is read from: (group, index), or (argument, -1)."""
         if not self.groups:
             return {s: (k, -1) for k, s in enumerate(self.scalars)}
         out: dict[Node, tuple[int, int]] = {}
@@ -110,10 +103,12 @@ def roots_of(nodes: Iterable[Node]) -> list[Node]:
     return sorted({n: None for n in nodes if n.op is not Op.DATA}, key=_digest)
 
 
-
 def _positions(roots: Sequence[Node], leaves: list[Node]) -> dict[Node, int]:
-    # Iterative post-order: no recursion limit, and no recursive closure (a reference cycle that
-    # would keep the graph and its device buffers alive until the next gc run).
+    """Each node below ``roots`` with its post-order position; the leaves appended to ``leaves``.
+
+    Iterative: no recursion limit, and no recursive closure (a reference cycle that would keep
+    the graph and its device buffers alive until the next gc run).
+    """
     index: dict[Node, int] = {}  # nodes hash by identity: this dict is "visited" and "position"
     for r in roots:
         if r in index:
@@ -137,12 +132,6 @@ def cut(roots: Sequence[Node], device: Device) -> Cut:
     """Linearise the graph below ``roots`` into a :class:`Cut` with its cache key.
 
     The installed :class:`Planner` finds a graph met before without walking it; else :func:`walk`.
-
-    Example:
-        >>> import minilazy as ml
-        >>> x, y = ml.ones((3,)), ml.ones((3,))
-        >>> cut([(x + x)._node], x.device).key != cut([(x + y)._node], x.device).key
-        True
     """
     planner = CUTS.planner
     return walk(roots, device) if planner is None else planner.cut(roots, device)
@@ -189,12 +178,7 @@ class Planner(Protocol):
 
 
 class Cuts:
-    """Where :func:`cut` finds the installed :class:`Planner` (its state: a part, ``cuts``).
-
-    Example:
-        >>> Cuts().planner is None
-        True
-    """
+    """Where :func:`cut` finds the installed :class:`Planner` (its state: a part, ``cuts``)."""
 
     def __init__(self) -> None:
         self.planner: Planner | None = None

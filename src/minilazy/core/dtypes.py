@@ -57,38 +57,20 @@ DEFAULT_FLOAT: Final[DType] = float64
 
 
 def short_name(dtype: DType) -> str:
-    """The compact name used in IR text: ``f32``, ``i64``, ``u8``, ``c64``, ``bool``.
-
-    Example:
-        >>> from minilazy.core.dtypes import short_name, float32
-        >>> short_name(float32)
-        'f32'
-    """
+    """The compact name used in IR text: ``f32``, ``i64``, ``u8``, ``c64``, ``bool``."""
     if dtype == bool_:
         return "bool"
     return f"{dtype.kind}{dtype.itemsize * 8}"
 
 
 def typed(dtype: DType | str, shape: tuple[int, ...]) -> str:
-    """``f32[2,3]``: how errors, printers and reprs show a value's type (the one formatter).
-
-    Example:
-        >>> from minilazy.core.dtypes import typed, float32
-        >>> typed(float32, (2, 3)), typed("i64", ())
-        ('f32[2,3]', 'i64[]')
-    """
+    """``f32[2,3]``: how errors, printers and reprs show a value's type (the one formatter)."""
     name = dtype if isinstance(dtype, str) else short_name(dtype)
     return f"{name}[{','.join(map(str, shape))}]"
 
 
 def canonical(dtype: DTypeLike) -> DType:
-    """The minilazy dtype for ``dtype``, or a ``TypeError`` naming what is supported.
-
-    Example:
-        >>> from minilazy.core.dtypes import canonical
-        >>> canonical("float32"), canonical(">i2")
-        (dtype('float32'), dtype('int16'))
-    """
+    """The minilazy dtype for ``dtype``, or a ``TypeError`` naming what is supported."""
     try:
         d = np.dtype(dtype)
     except TypeError as e:
@@ -101,16 +83,8 @@ def canonical(dtype: DTypeLike) -> DType:
     return d
 
 
-
-
-
 def promote(*ds: DType) -> DType:
-    """The dtype NumPy 2 promotes ``ds`` to (``ml.result_type`` takes Python numbers too).
-
-    Example:
-        >>> promote(int8, uint8), promote(float64, complex64)
-        (dtype('int16'), dtype('complex128'))
-    """
+    """The dtype NumPy 2 promotes ``ds`` to (``ml.result_type`` takes Python numbers too)."""
     return canonical(np.result_type(*ds))
 
 
@@ -123,12 +97,6 @@ def sized(what: str, shape: tuple[int, ...], dtype: DType) -> tuple[int, ...]:
     The one size check of the shapes users' numbers make, at the call. As NumPy's: dimensions
     are int64s >= 0, and the *non-zero* ones times the item size fit in an int64 of bytes: a
     zero does not hide a huge dimension (XLA aborts the process on one, at the barrier).
-
-    Example:
-        >>> sized("zeros", (0, 2**62), float32)  # (of int8, it exists)
-        Traceback (most recent call last):
-        ...
-        ValueError: zeros: array is too big: shape (0, 4611686018427387904) of float32 ...
     """
     if 0 < math.prod(shape) * dtype.itemsize <= MAX_BYTES and (not shape or min(shape) > 0):
         return shape  # the usual case, in C

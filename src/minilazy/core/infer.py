@@ -39,22 +39,12 @@ LOOPS: Final[dict[Op, Loop]] = {}
 
 
 def names(types: tuple[InType, ...]) -> str:
-    """Operand types as errors name them.
-
-    Example:
-        >>> names((dtypes.int8, float))
-        'int8, float'
-    """
+    """Operand types as errors name them."""
     return ", ".join(t.__name__ if isinstance(t, type) else str(t) for t in types)
 
 
 def loop(op: Op, *types: InType) -> tuple[DType, ...]:
-    """The loop NumPy's ufunc for ``op`` resolves for ``types``; ``TypeError`` if it has none.
-
-    Example:
-        >>> loop(Op.ADD, dtypes.int8, int)
-        (dtype('int8'), dtype('int8'), dtype('int8'))
-    """
+    """The loop NumPy's ufunc for ``op`` resolves for ``types``; ``TypeError`` if it has none."""
     try:
         sig = UFUNC[op].resolve_dtypes((*types, None))
     except TypeError as e:
@@ -67,22 +57,12 @@ def signature(op: Op, *types: InType) -> tuple[DType, ...]:
     """The loop dtypes of ``op`` on ``types`` (:data:`LOOPS`' rule, or :func:`loop`).
 
     Raises ``TypeError`` naming the op and dtypes when there is none (``sign`` of bool, say).
-
-    Example:
-        >>> signature(Op.MUL, dtypes.uint8, dtypes.int8)
-        (dtype('int16'), dtype('int16'), dtype('int16'))
     """
     return LOOPS.get(op, loop)(op, *types)
 
 
 def describe(node: Node) -> str:
-    """``f32[2,3]``: how errors and printers show a node's type (:func:`~dtypes.typed`).
-
-    Example:
-        >>> from minilazy.core.ir import scalar_leaf
-        >>> describe(scalar_leaf(1.0, dtypes.float32))
-        'f32[]'
-    """
+    """``f32[2,3]``: how errors and printers show a node's type (:func:`~dtypes.typed`)."""
     return typed(node.dtype, node.shape)
 
 
@@ -133,14 +113,7 @@ def _computed(op: Op, x: Node, shape: Shape, sig: tuple[DType, ...]) -> Shape:
 
 
 def unary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
-    """The rule of a unary elementwise op: its operand's shape, the dtype of NumPy's loop.
-
-    Example:
-        >>> from minilazy.core.attrs import NONE
-        >>> from minilazy.core.ir import data_leaf
-        >>> unary(Op.NEG, (data_leaf(None, (2,), dtypes.uint8),), NONE)
-        ((2,), dtype('uint8'))
-    """
+    """The rule of a unary elementwise op: its operand's shape, the dtype of NumPy's loop."""
     x = xs[0]
     loop, dtype = sig = signature(op, x.dtype)
     return (x.shape if loop is dtype is x.dtype else _computed(op, x, x.shape, sig)), dtype
@@ -172,23 +145,12 @@ def binary(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DType]:
 
 @cache
 def summed(dtype: DType) -> DType:
-    """The dtype NumPy sums ``dtype`` in (``sum(int8)`` is int64, ``sum(uint8)`` uint64).
-
-    Example:
-        >>> summed(dtypes.uint8)
-        dtype('uint64')
-    """
+    """The dtype NumPy sums ``dtype`` in (``sum(int8)`` is int64, ``sum(uint8)`` uint64)."""
     return dtypes.canonical(np.sum(np.zeros(1, dtype)).dtype)
 
 
 def reduced(op: Op, x: Node, axes: tuple[int, ...], keepdims: bool, dtype: DType) -> Shape:
-    """The shape of reduction ``op`` of ``x`` over ``axes`` to ``dtype`` (which must fit).
-
-    Example:
-        >>> from minilazy.core.ir import data_leaf
-        >>> reduced(Op.SUM, data_leaf(None, (2, 3), dtypes.int8), (1,), True, dtypes.int64)
-        (2, 1)
-    """
+    """The shape of reduction ``op`` of ``x`` over ``axes`` to ``dtype`` (which must fit)."""
     if keepdims:
         shape = tuple(1 if i in axes else n for i, n in enumerate(x.shape))
     else:

@@ -273,11 +273,6 @@ def data_leaf(buffer: object, shape: Shape, dtype: DType,
     """A ``DATA`` leaf: device data that enters every graph that reads it as a parameter.
 
     ``placed``: how the buffer is split over a mesh, if it is (part of the digest, so of keys).
-
-    Example:
-        >>> from minilazy.core.dtypes import float32
-        >>> data_leaf(object(), (2,), float32).op
-        <Op.DATA: 'data'>
     """
     return Node(Op.DATA, (), placed, shape, dtype, buffer)
 
@@ -288,14 +283,6 @@ class Failure:
     A tensor a barrier cannot materialise becomes a ``DATA`` leaf holding one: observing it, or
     any graph that reads it, raises the error again. A copy is kept, without its traceback
     (whose frames would keep every tensor they saw alive).
-
-    Example:
-        >>> f = Failure(MemoryError("out of memory"))
-        >>> try:
-        ...     f.throw()
-        ... except MemoryError as e:
-        ...     str(e)
-        'out of memory'
     """
 
     __slots__ = ("error",)
@@ -322,22 +309,10 @@ def _detached(error: BaseException) -> BaseException:
 
 
 def failed_leaf(node: Node, error: BaseException) -> Node:
-    """A ``DATA`` leaf standing for ``node``, whose value failed with ``error``.
-
-    Example:
-        >>> from minilazy.core.dtypes import float32
-        >>> failed_leaf(Node(Op.SCALAR, (), NONE, (), float32, 1.0), ValueError("no")).payload
-        Failure(ValueError: no)
-    """
+    """A ``DATA`` leaf standing for ``node``, whose value failed with ``error``."""
     return Node(Op.DATA, (), NONE, node.shape, node.dtype, Failure(error), node.site)
 
 
 def scalar_leaf(value: Number, dtype: DType) -> Node:
-    """A ``SCALAR`` leaf: a Python number, a parameter so a changing value never recompiles.
-
-    Example:
-        >>> from minilazy.core.dtypes import float32
-        >>> scalar_leaf(0.1, float32).payload
-        0.1
-    """
+    """A ``SCALAR`` leaf: a Python number, a parameter so a changing value never recompiles."""
     return Node(Op.SCALAR, (), NONE, (), dtype, value)

@@ -37,8 +37,6 @@ Array = jax.Array
 Rule = Callable[[Sequence[Array], Node], Array]
 _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
-
-
 _X64: Final[Any] = jax.enable_x64  # a config State: get_local/set_local are its public face
 
 
@@ -48,11 +46,6 @@ def x64() -> Iterator[None]:
 
     A signal handler raising inside JAX's switch (a few Python steps) would leave the user's
     later ``jax.jit`` calls in float64: the thread's value is put back on any exception.
-
-    Example:
-        >>> with x64():
-        ...     jax.numpy.zeros(1, "float64").dtype.name
-        'float64'
     """
     before = _X64.get_local()  # nothing is changed yet: an exception here needs no repair
     try:
@@ -71,13 +64,7 @@ def x64() -> Iterator[None]:
 
 @functools.cache  # jax.devices() costs microseconds, and every transfer asks
 def jax_device(device: Device) -> Any:
-    """The JAX device object for a minilazy :class:`~minilazy.core.ir.Device`.
-
-    Example:
-        >>> from minilazy.core.ir import Device
-        >>> jax_device(Device("cpu", 0)).platform
-        'cpu'
-    """
+    """The JAX device object for a minilazy :class:`~minilazy.core.ir.Device`."""
     return jax.devices(device.platform)[device.index]
 
 
@@ -102,12 +89,7 @@ class Placement(Protocol):
 
 
 class Placements:
-    """Where the lowering and the runtime find the installed :class:`Placement`.
-
-    Example:
-        >>> Placements().part is None
-        True
-    """
+    """Where the lowering and the runtime find the installed :class:`Placement`."""
 
     def __init__(self) -> None:
         self.part: Placement | None = None
@@ -154,15 +136,7 @@ def program(c: Cut) -> Callable[..., tuple[Array, ...]]:
 
 
 def arguments(c: Cut) -> list[tuple[tuple[int, ...], np.dtype[Any]]]:
-    """The shape and dtype of each argument of ``c``'s program: its data, then its scalars.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.core.cut import cut
-        >>> x = ml.asarray(np.ones(3, np.float32))
-        >>> arguments(cut([(x * 2.0 + 1.0)._node], x.device))  # x, then both scalars packed
-        [((3,), dtype('float32')), ((2,), dtype('float32'))]
-    """
+    """The shape and dtype of each argument of ``c``'s program: its data, then its scalars."""
     scalars = [((n,), d) for d, n in c.groups] if c.groups else [((), s.dtype) for s in c.scalars]
     return [(p.shape, p.dtype) for p in c.params] + scalars
 
@@ -226,15 +200,7 @@ Evaluate = Callable[[Any, Sequence[Any], Node], Any]
 
 
 def with_namespace(evaluate: Evaluate) -> Rule:
-    """The lowering rule that is ``evaluate`` called with ``jax.numpy``, cast to the node's dtype.
-
-    Example:
-        >>> from minilazy.core.dtypes import float32
-        >>> from minilazy.core.ir import data_leaf
-        >>> rule = with_namespace(lambda xp, xs, n: xp.flip(xs[0]))
-        >>> rule([jnp.arange(3)], data_leaf(None, (3,), float32))
-        Array([2., 1., 0.], dtype=float32)
-    """
+    """The lowering rule: ``evaluate`` called with ``jax.numpy``, cast to the node's dtype."""
     return lambda xs, n: astype(evaluate(jnp, xs, n), n.dtype)
 
 
@@ -248,15 +214,6 @@ def elementwise(fn: Callable[..., Array]) -> Rule:
     """The rule of an elementwise op computed by ``fn``, typed as NumPy's loops type it.
 
     Operands are cast to NumPy's loop dtypes and broadcast; the result, to the node's dtype.
-
-    Example:
-        >>> from minilazy.core.attrs import NONE
-        >>> from minilazy.core.dtypes import float32
-        >>> from minilazy.core.ir import data_leaf
-        >>> x = data_leaf(None, (2,), float32)
-        >>> neg = Node(Op.NEG, (x,), NONE, (2,), float32)
-        >>> elementwise(jnp.negative)([jnp.asarray([1, 2])], neg)
-        Array([-1., -2.], dtype=float32)
     """
 
     def rule(xs: Sequence[Array], n: Node) -> Array:

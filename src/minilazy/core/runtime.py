@@ -28,12 +28,7 @@ _DEVICES: Final[dict[tuple[str, int], Device]] = {}
 
 
 def interned(platform: str, index: int) -> Device:
-    """The one :class:`Device` of a JAX device: the same-device check is then usually ``is``.
-
-    Example:
-        >>> interned("cpu", 0) is interned("cpu", 0)
-        True
-    """
+    """The one :class:`Device` of a JAX device: the same-device check is then usually ``is``."""
     return _DEVICES.setdefault((platform, index), Device(platform, index))
 
 
@@ -42,10 +37,6 @@ class Processes:
 
     It joins a launch's other processes before JAX starts, and refuses to run in a process
     forked after (JAX's threads do not survive ``fork``). Without it, this process runs alone.
-
-    Example:
-        >>> Processes().start is None
-        True
     """
 
     def __init__(self) -> None:
@@ -56,11 +47,7 @@ PROCESSES: Final = Processes()
 
 
 def check_usable() -> None:
-    """What runs before JAX is used (a transfer, a barrier): the installed :class:`Processes`.
-
-    Example:
-        >>> check_usable()
-    """
+    """What runs before JAX is used (a transfer, a barrier): the installed :class:`Processes`."""
     if PROCESSES.start is not None:
         PROCESSES.start()
 
@@ -78,8 +65,6 @@ def default_device() -> Device:
     return interned(local.platform, jax.devices(local.platform).index(local))
 
 
-
-
 def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
     """Copy a host array to ``device`` (64-bit types stay 64-bit).
 
@@ -92,14 +77,7 @@ def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
 
 
 def put(value: Any, target: Any) -> Any:
-    """Copy a host array (or move a buffer) to ``target``, a JAX sharding.
-
-    Example:
-        >>> import jax
-        >>> from minilazy.core.ir import Device
-        >>> put(np.zeros(2), jax.sharding.SingleDeviceSharding(jax_device(Device("cpu", 0))))
-        Array([0., 0.], dtype=float64)
-    """
+    """Copy a host array (or move a buffer) to ``target``, a JAX sharding."""
     check_usable()
     # Host data is copied now, into memory nobody else holds: JAX's CPU client adopts an aligned
     # array (may_alias=False or not, jax 0.10.2), so ours is 64-byte aligned: the one copy.
@@ -131,13 +109,7 @@ def move(buffer: Any, device: Device) -> Any:
 
 
 def copy_to_host(buffer: Any) -> np.ndarray[Any, Any]:
-    """A writable host copy of a device buffer (waits for the computation producing it).
-
-    Example:
-        >>> from minilazy.core.ir import Device
-        >>> copy_to_host(to_device(np.ones(2), Device("cpu", 0))).flags.writeable
-        True
-    """
+    """A writable host copy of a device buffer (waits for the computation producing it)."""
     with _numpy_errors():
         if buffer.is_fully_addressable or buffer.is_fully_replicated:
             array = np.array(buffer)  # a copy: np.asarray would be a read-only view of it
@@ -168,24 +140,12 @@ _LIVE_ARRAYS: Final = cast(Callable[[], list[Any]], jax.live_arrays)  # untyped 
 
 
 def is_deleted(buffer: Any) -> bool:
-    """Whether a device buffer is gone (donated to a program that consumed it).
-
-    Example:
-        >>> from minilazy.core.ir import Device
-        >>> is_deleted(to_device(np.ones(2), Device("cpu", 0)))
-        False
-    """
+    """Whether a device buffer is gone (donated to a program that consumed it)."""
     return bool(buffer.is_deleted())
 
 
 def live() -> tuple[int, int]:
-    """How many device buffers are alive in this process, and their bytes (``ml.metrics()``).
-
-    Example:
-        >>> buffers, nbytes = live()
-        >>> buffers >= 0 and nbytes >= 0
-        True
-    """
+    """How many device buffers are alive in this process, and their bytes (``ml.metrics()``)."""
     arrays = _LIVE_ARRAYS()
     return len(arrays), sum(a.nbytes for a in arrays)
 
@@ -219,16 +179,7 @@ def _options(device: Device) -> dict[str, Any] | None:
 
 
 def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()) -> Compiled:
-    """Compile a lowered program for ``device`` (XLA's part of compile time).
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.core.cut import cut
-        >>> from minilazy.core.lowering import lower
-        >>> x = ml.ones((2,))
-        >>> compile_lowered(lower(cut([(x * 3.0)._node], x.device)), x.device).donated
-        ()
-    """
+    """Compile a lowered program for ``device`` (XLA's part of compile time)."""
     with x64():
         executable = lowered.compile(_options(device))
     return compiled(executable, donated)
@@ -238,9 +189,6 @@ def forget_traces() -> None:
     """Empty JAX's own in-memory caches of traces and programs (``jax.clear_caches()``).
 
     JAX keeps traces long after the compile cache evicted their programs: it calls this.
-
-    Example:
-        >>> forget_traces()
     """
     cast(Callable[[], None], jax.clear_caches)()  # untyped in jax
 

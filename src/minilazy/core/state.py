@@ -126,19 +126,12 @@ class Registry:
         found = [r() for r in list(self._refs)]
         return [t for t in found if t is not None]
 
-
     def __len__(self) -> int:
         return len(self._refs)
 
 
 class Part(Protocol):
-    """A piece of engine state whose type lives above this module, handed over by :func:`install`.
-
-    Example:
-        >>> from minilazy.core.state import ENGINE
-        >>> sorted(ENGINE.parts)  # import minilazy installed them
-        ['cuts', 'debugger', 'disk', 'programs', 'tapes']
-    """
+    """Engine state whose type lives above this module, handed over by :func:`install`."""
 
     def reset(self) -> None:
         """Forget what was learned, as in a new process."""
@@ -234,13 +227,7 @@ def eager() -> contextlib.AbstractContextManager[BarrierPolicy]:
 
 
 def install(**parts: Part) -> None:
-    """Hand the engine the state parts whose types live above core (``import minilazy`` does).
-
-    Example:
-        >>> from minilazy.core.cache import CACHE
-        >>> ENGINE.parts["programs"] is CACHE
-        True
-    """
+    """Hand the engine the state parts whose types live above core (``import minilazy`` does)."""
     ENGINE.parts.update(parts)
 
 
@@ -249,13 +236,6 @@ def reset() -> None:
 
     Forgets what was learned (programs, tapes, compile history, ``set_cache_dir``'s choice),
     never what is live: tensors, their pending work and the listeners stay.
-
-    Example:
-        >>> import minilazy as ml
-        >>> ml.sync(ml.ones((2,)) * 3.0)
-        >>> reset()
-        >>> ml.metrics().compiles, ml.current_policy() == ml.BarrierPolicy()
-        (0, True)
     """
     with ENGINE.lock:
         ENGINE.default = BarrierPolicy()
@@ -265,12 +245,7 @@ def reset() -> None:
 
 
 def replaced(p: BarrierPolicy | None, changes: dict[str, Any]) -> BarrierPolicy:
-    """``p`` (or the current policy) with ``changes``; ``TypeError`` names an unknown field.
-
-    Example:
-        >>> replaced(None, {"eager": True}).eager
-        True
-    """
+    """``p`` (or the current policy) with ``changes``; ``TypeError`` names an unknown field."""
     base = current_policy() if p is None else p
     unknown = set(changes) - {f.name for f in dataclasses.fields(BarrierPolicy)}
     if unknown:
@@ -285,12 +260,7 @@ def _in_engine(filename: str) -> bool:
 
 
 def user_site() -> str | None:
-    """``file:line`` of the innermost caller outside the engine's modules.
-
-    Example:
-        >>> user_site() is None or ":" in user_site()
-        True
-    """
+    """``file:line`` of the innermost caller outside the engine's modules."""
     f: FrameType | None = sys._getframe(1)
     while f is not None and _in_engine(f.f_code.co_filename):
         f = f.f_back

@@ -2,9 +2,8 @@
 
 A :class:`Tensor` is a handle on one IR node: a pending op, or a ``DATA`` leaf once
 materialised. :func:`record` checks an op (``infer.INFER``: a bad shape or dtype raises at the
-call), makes its node, wraps it, and calls the barrier when the policy says so. Here a tensor
-is its node, device and metadata, and the observations that call the barrier (``numpy()``,
-``item()``); what it can do is the surface above, ``minilazy.api.tensor``, whose class
+call), makes its node, wraps it, and calls the barrier when the policy says so. What a tensor
+can do beyond its metadata and observations is the surface, ``minilazy.api.tensor``, whose class
 ``import minilazy`` installs as the one :func:`record` makes.
 """
 
@@ -46,24 +45,12 @@ def record(op: Op, operands: tuple[Node, ...], attrs: Attrs, device: Device) -> 
 
 
 def wrap(node: Node, device: Device) -> Tensor:
-    """A tensor on ``node`` (of the installed class), with nothing recorded or checked.
-
-    Example:
-        >>> import minilazy as ml
-        >>> from minilazy.core.ir import scalar_leaf
-        >>> type(wrap(scalar_leaf(1.0, ml.float64), ml.default_device())) is ml.Tensor
-        True
-    """
+    """A tensor on ``node`` (of the installed class), with nothing recorded or checked."""
     return _made(node, device)
 
 
 def install(cls: type[Tensor]) -> None:
-    """Make :func:`record` make ``cls``: the tensor with its surface (``import minilazy``).
-
-    Example:
-        >>> import minilazy as ml
-        >>> install(ml.Tensor)
-    """
+    """Make :func:`record` make ``cls``: the tensor with its surface (``import minilazy``)."""
     global _made
     _made = cls
 
@@ -90,13 +77,7 @@ def value(tensor: Handle, cause: str) -> Any:
 
 
 def to_host(tensor: Handle, cause: str) -> np.ndarray[Any, Any]:
-    """Materialise ``tensor`` and return a writable host copy of its values.
-
-    Example:
-        >>> import minilazy as ml
-        >>> to_host(ml.ones((2,)) * 2.0, "numpy").tolist()
-        [2.0, 2.0]
-    """
+    """Materialise ``tensor`` and return a writable host copy of its values."""
     return runtime.copy_to_host(value(tensor, cause))
 
 

@@ -5,7 +5,10 @@ that is a part, installed at assembly into a slot core keeps for it: ``plans`` (
 graph cut without a walk: ``cut.CUTS``), and the barrier's ``PARTS``: ``refcounts`` (input
 buffers a program may consume), ``staging`` (a graph too deep for one program, in stages) and
 ``signals`` (a signal handler's exception told from a program's own; signals held while a
-donating program runs). Without its parts the engine computes the same values.
+donating program runs). Without its parts the engine computes the same values. ``capture``
+(``ml.capture``) needs no slot: it calls core's pieces (the barrier, the compile cache, the
+runtime) to run a step's program directly once two recordings of it agree (``recorded``: what
+a recorded call noted).
 
 Example:
     >>> import minilazy as ml
