@@ -917,5 +917,5 @@ class TorchXlaSystem(TorchSystem):
 
 
 SYSTEMS: dict[str, type[System]] = {s.id: s for s in (
-    MinilazySystem, MinilazySpecialSystem, MinilazyCapturedSystem, NumpySystem, JaxSystem, JaxJitSystem, TorchSystem,
-    TorchLazySystem, TorchXlaSystem)}
+    MinilazySystem, MinilazySpecialSystem, MinilazyCapturedSystem, NumpySystem, JaxSystem,
+    JaxJitSystem, TorchSystem, TorchLazySystem, TorchXlaSystem)}

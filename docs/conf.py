@@ -53,8 +53,7 @@ exclude_patterns = [
     "_build",
     "_generated",  # pages other tools write, pulled in by the generated-include directive
     "tutorials/solutions",  # instructors only: never part of the student site
-    "mywork",  # the course's Python package folders (tutorials/build):
-    "tutorials/build/solution",  # code for students to copy and instructors to keep, not pages
+    "mywork",  # a student's skeleton, if made inside the docs tree
     "Thumbs.db",
     ".DS_Store",
 ]

@@ -1,91 +1,85 @@
-"""The course of ``tutorials/build``: students build LazyTensor themselves, graded by the oracle.
+"""The course of ``tutorials/build``: students write minilazy's own core, graded by the oracle.
 
-The reference solution passes every rule of every assignment; the student skeleton, made from
-it by ``make_skeleton.py`` (never committed: one copy of the code), fails at least one rule of
-each (so no assignment is done before it is written); and the two have the same modules, names
-and signatures, with each stub raising ``NotImplementedError`` that names its assignment. Each
-oracle run is one fresh process, as a student runs the grader.
+The skeleton is minilazy's core (and its tape) with the functions of each assignment stubbed,
+made by ``make_skeleton.py`` (never committed: one copy of the code, minilazy's own). The answer
+key, minilazy's modules copied unchanged into a student's folder, is graded as minilazy; each
+assignment's stubs break a rule it grades; and the skeleton has core's modules, names and
+signatures. Each oracle run is one fresh process, as a student runs the grader.
 """
 
 from __future__ import annotations
 
 import ast
-import json
-import os
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from minilazy.conformance.grade import LAST, staged
+from minilazy.conformance.grade import LAST, grade, staged
+from minilazy.conformance.grade.overlay import INSTALLED, functions, overlay, stub_of
 from minilazy.conformance.registry import rules
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "tutorials" / "build"
-SOLUTION = BUILD / "solution"
-MARK = re.compile(r'^\s*Assignment (\d+), "([^"]+)":', re.MULTILINE)
+sys.path.insert(0, str(BUILD))
+import make_skeleton  # noqa: E402  (the course's command, a script beside the chapters)
+
+
+def _make(out: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command a student runs."""
+    return subprocess.run([sys.executable, str(BUILD / "make_skeleton.py"), str(out), *args],
+                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")
-def mywork(tmp_path_factory) -> Path:
+def mywork(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A folder holding the skeleton, made by the command a student runs."""
     out = tmp_path_factory.mktemp("mywork")
-    done = subprocess.run([sys.executable, str(BUILD / "make_skeleton.py"), str(out)],
-                          capture_output=True, text=True, timeout=120)
+    done = _make(out)
     assert done.returncode == 0 and "wrote" in done.stdout, done.stderr
     return out
 
 
-def oracle(package: Path, tmp_path: Path) -> tuple[dict, str]:
-    """Run the oracle on every staged rule, importing tinylazy from ``package``: report, tail."""
-    report = tmp_path / "report.json"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(package), *filter(None, [env.get("PYTHONPATH")])])
-    out = subprocess.run(
-        [sys.executable, "-m", "minilazy.conformance", "--lazy-impl=tinylazy.adapter:adapter",
-         f"--lazy-rules={','.join(staged(LAST))}", f"--spec-report={report}", "-q",
-         "--hypothesis-profile=quick"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
-    tail = out.stdout[-6000:] + out.stderr[-3000:]
-    assert report.exists(), tail
-    return json.loads(report.read_text()), tail
+def test_the_answer_key_is_minilazy_and_the_grader_runs_it_end_to_end(tmp_path: Path) -> None:
+    # The key, overlaid, is the installed package file for file, so it passes every rule of
+    # every assignment exactly when minilazy does (test_conformance's test_minilazy_conforms
+    # runs every rule on it). Graded through the overlay, a rule of each assignment passes.
+    make_skeleton.write(tmp_path / "key", first=LAST + 1)  # nothing stubbed
+    site = overlay(tmp_path / "key", LAST, tmp_path / "site") / "minilazy"
+    for module in _modules(tmp_path / "key"):
+        assert (site / module).read_text() == (INSTALLED / module).read_text(), module
+    sample = tuple(min(r for r in staged(LAST) if rules()[r].stage == n)
+                   for n in range(1, LAST + 1))
+    g = grade(LAST, path=str(tmp_path / "key"), profile="quick", only=sample)
+    assert g.report["implementation"]["name"] == "minilazy-cpu"
+    assert g.passed == g.graded and set(g.graded) == set(sample), g.text()[-6000:]
 
 
-def by_stage(report: dict) -> dict[int, dict[str, str]]:
-    """The status of each staged rule, by assignment."""
-    stages: dict[int, dict[str, str]] = {}
-    for rid in staged(LAST):
-        stages.setdefault(rules()[rid].stage, {})[rid] = report["rules"][rid]["status"]
-    return stages
-
-
-def test_the_solution_passes_every_rule_of_every_assignment(tmp_path: Path) -> None:
-    report, tail = oracle(SOLUTION, tmp_path)
-    assert report["implementation"]["name"] == "tinylazy"
-    not_passed = {rid: status for stage in by_stage(report).values()
-                  for rid, status in stage.items() if status != "passed"}
-    assert not_passed == {}, tail
-
-
-def test_the_skeleton_fails_a_rule_of_every_assignment(mywork: Path, tmp_path: Path) -> None:
-    report, tail = oracle(mywork, tmp_path)
-    for stage, statuses in sorted(by_stage(report).items()):
-        assert "failed" in statuses.values(), f"assignment {stage} passes unwritten: {statuses}"
+@pytest.mark.parametrize("assignment", range(1, LAST + 1))
+def test_each_assignments_stubs_break_a_rule_it_grades(assignment: int, tmp_path: Path) -> None:
+    # The assignments before it written (minilazy's code), its own stubbed: graded at it, the
+    # first failure is its stub's. (-x: the first failure is all this needs.)
+    done = _make(tmp_path / "w", "--from", str(assignment))
+    assert done.returncode == 0, done.stderr
+    g = grade(assignment, path=str(tmp_path / "w"), profile="quick", extra=("-x",))
+    failed = [r for r in g.graded if g.status(r) == "failed"]
+    assert failed, g.text()[-3000:]
+    first = g.report["rules"][failed[0]]["first_failure"]
+    assert f"assignment {assignment}: see chapter {assignment}" in str(first), first
 
 
 def _api(path: Path) -> dict[str, str]:
-    """Each public function, class and method of a module, with its signature."""
+    """Each function and class of a module, with its signature."""
     api: dict[str, str] = {}
 
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
-            if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            if isinstance(node, ast.FunctionDef):
                 returns = f" -> {ast.unparse(node.returns)}" if node.returns else ""
                 decorators = "".join(f"@{ast.unparse(d)} " for d in node.decorator_list)
                 api[prefix + node.name] = f"{decorators}({ast.unparse(node.args)}){returns}"
-            elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            elif isinstance(node, ast.ClassDef):
                 api[prefix + node.name] = "class"
                 visit(node.body, f"{prefix}{node.name}.")
 
@@ -94,77 +88,51 @@ def _api(path: Path) -> dict[str, str]:
 
 
 def _modules(root: Path) -> list[str]:
-    return sorted(p.name for p in (root / "tinylazy").glob("*.py"))
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*.py"))
 
 
-def test_skeleton_and_solution_have_the_same_modules_names_and_signatures(mywork: Path) -> None:
-    assert _modules(mywork) == _modules(SOLUTION)
-    assert {"ir.py", "tracer.py", "barrier.py", "graph.py", "lowering.py", "runtime.py",
-            "autodiff.py", "adapter.py"} <= set(_modules(SOLUTION))
-    for name in _modules(SOLUTION):
-        assert _api(mywork / "tinylazy" / name) == _api(SOLUTION / "tinylazy" / name), name
-
-
-def _assignments(path: Path) -> dict[str, tuple[ast.FunctionDef, int]]:
-    found = {}
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.FunctionDef):
-            mark = MARK.search(ast.get_docstring(node) or "")
-            if mark:
-                found[node.name] = (node, int(mark.group(1)))
-    return found
-
-
-def test_every_stub_raises_not_implemented_naming_its_assignment(mywork: Path) -> None:
-    stages: set[int] = set()
+def test_the_skeleton_is_cores_modules_with_their_names_and_signatures(mywork: Path) -> None:
+    core = sorted(f"core/{p.name}" for p in (INSTALLED / "core").glob("*.py")
+                  if p.name != "__init__.py")
+    assert _modules(mywork) == sorted([*core, "autodiff/tape.py"])
     for name in _modules(mywork):
-        solution = _assignments(SOLUTION / "tinylazy" / name)
-        skeleton = _assignments(mywork / "tinylazy" / name)
-        assert set(skeleton) == set(solution), name
-        for fn, (node, n) in skeleton.items():
-            stages.add(n)
-            assert len(node.body) == 2, f"{name}:{fn} is not a stub"
-            doc = ast.get_docstring(node) or ""
-            assert "LZ-" in doc, f"{name}:{fn}: the docstring names no rule"
-            raised = node.body[1]
+        assert _api(mywork / name) == _api(INSTALLED / name), name
+
+
+def test_every_stub_keeps_its_docstring_and_raises_naming_its_assignment(mywork: Path) -> None:
+    stages: set[int] = set()
+    for n, (title, specs) in make_skeleton.ASSIGNMENTS.items():
+        for spec in specs:
+            module, name = spec.split(":")
+            mine = functions(ast.parse((mywork / module).read_text()))[name]
+            key = functions(ast.parse((INSTALLED / module).read_text()))[name]
+            assert ast.get_docstring(mine) == ast.get_docstring(key), spec
+            assert stub_of(mine) == n and stub_of(key) is None, spec
+            raised = mine.body[-1]
             assert isinstance(raised, ast.Raise) and isinstance(raised.exc, ast.Call)
-            assert ast.unparse(raised.exc.func) == "NotImplementedError"
-            message = raised.exc.args[0]
-            assert isinstance(message, ast.Constant), f"{name}:{fn}"
-            assert message.value.startswith(f"assignment {n}: see chapter {n}, "), message.value
+            assert ast.unparse(raised.exc) == \
+                f"NotImplementedError('assignment {n}: see chapter {n}, {title}')"
+            stages.add(n)
     assert stages == set(range(1, LAST + 1))
+    stubbed = sum(stub_of(f) is not None for p in mywork.rglob("*.py")
+                  for f in functions(ast.parse(p.read_text())).values())
+    assert stubbed == sum(len(specs) for _, specs in make_skeleton.ASSIGNMENTS.values())
 
 
-def test_a_stub_raises_when_called(mywork: Path) -> None:
-    code = ("import numpy as np\nfrom tinylazy.adapter import adapter\n"
-            "a = adapter()\ntry:\n    a.apply('add', a.from_numpy(np.ones(2)), 1.0)\n"
-            "except NotImplementedError as e:\n    print(e)\n")
-    env = {**os.environ, "PYTHONPATH": str(mywork)}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                         timeout=120)
-    assert out.stdout.strip() == "assignment 1: see chapter 1, Record ops", out.stderr[-2000:]
+def test_every_assignment_grades_the_rules_of_its_stage() -> None:
+    assert set(make_skeleton.ASSIGNMENTS) == set(range(1, LAST + 1))
+    assert {rules()[r].stage for r in staged(LAST)} == set(make_skeleton.ASSIGNMENTS)
 
 
 def test_the_skeleton_command_never_overwrites_work(mywork: Path) -> None:
-    mine = mywork / "tinylazy" / "tracer.py"
+    mine = mywork / "core" / "tracer.py"
     before = mine.read_text()
-    done = subprocess.run([sys.executable, str(BUILD / "make_skeleton.py"), str(mywork)],
-                          capture_output=True, text=True, timeout=120)
+    done = _make(mywork)
     assert done.returncode == 1 and "not overwritten" in done.stderr
     assert mine.read_text() == before
 
 
-def test_the_skeleton_command_refuses_without_the_solution(tmp_path: Path) -> None:
-    # A copy of the command away from the solution (a student's own folder, say): it says why.
-    command = tmp_path / "make_skeleton.py"
-    command.write_text((BUILD / "make_skeleton.py").read_text())
-    done = subprocess.run([sys.executable, str(command), str(tmp_path / "mywork")],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 1 and "no solution" in done.stderr, done.stderr
-    assert not (tmp_path / "mywork").exists()
-
-
-def test_no_skeleton_is_committed_beside_the_solution() -> None:
+def test_no_skeleton_and_no_second_engine_is_committed() -> None:
     try:
         tracked = subprocess.run(["git", "ls-files", "tutorials/build"], cwd=ROOT,
                                  capture_output=True, text=True).stdout.split()
@@ -172,12 +140,11 @@ def test_no_skeleton_is_committed_beside_the_solution() -> None:
         tracked = []
     if not tracked:
         pytest.skip("not a git checkout (or no git)")
-    assert [t for t in tracked if t.endswith(".py") and "/solution/" not in t] == \
+    assert [t for t in tracked if t.endswith(".py")] == \
         ["tutorials/build/bench.py", "tutorials/build/make_skeleton.py"]
 
 
-@pytest.mark.parametrize("path", ["README.md"])
-def test_the_course_readme_shows_the_grader(path: str) -> None:
-    text = (BUILD / path).read_text()
+def test_the_course_readme_shows_the_grader() -> None:
+    text = (BUILD / "README.md").read_text()
     assert "python tutorials/build/make_skeleton.py mywork" in text
-    assert "python -m minilazy.conformance.grade --assignment 1" in text
+    assert "python -m minilazy.conformance.grade --assignment 1 --path mywork" in text

@@ -29,9 +29,9 @@ def test_every_must_rule_is_some_assignments_but_the_two_device_one():
     ungraded = {r.id for r in rules().values() if r.level == "MUST" and not r.stage}
     # Two devices, data-dependent shapes (host fallbacks), convolutions, sorts and the linalg
     # and fft extensions are not part of the course; nor, yet, the seams an adversarial round
-    # found (issue 28: barriers and in-place updates inside grad, which the course's tinylazy
-    # gets wrong too, host data copied at the call, mode blocks left by an exception, a tape
-    # reused across eager mode); nor the persistent cache, optimizers and random keys.
+    # found (issue 28: barriers and in-place updates inside grad, host data copied at the call,
+    # mode blocks left by an exception, a tape reused across eager mode); nor the persistent
+    # cache, optimizers and random keys.
     assert ungraded == {"LZ-ERR-005", "LZ-NUM-016", "LZ-NUM-017", "LZ-NUM-018", "LZ-NUM-019",
                         "LZ-AD-008", "LZ-AD-009", "LZ-AD-011", "LZ-REC-007", "LZ-BAR-013",
                         "LZ-CACHE-008", "LZ-CACHE-010"} | {

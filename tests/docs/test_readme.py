@@ -56,7 +56,7 @@ def test_the_course_and_assignment_counts_are_the_files():
     parts = len(list((ROOT / "tutorials").glob("[0-9][0-9]_*.md")))
     course = re.search(r"a (\w+)-part course", text)
     assert course and NUMBERS[course.group(1)] == parts
-    assignments = re.search(r"(\w+) assignments that write `tinylazy`", text)
+    assignments = re.search(r"(\w+) assignments that write minilazy's core", text)
     assert assignments and NUMBERS[assignments.group(1)] == LAST
 
 

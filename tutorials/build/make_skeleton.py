@@ -1,105 +1,146 @@
-"""Make the student skeleton from the reference solution: your starting point for the course.
+"""Make the student skeleton from minilazy's own modules: your starting point for the course.
 
-``python tutorials/build/make_skeleton.py mywork`` writes ``mywork/tinylazy`` from
-``solution/tinylazy``: every function whose docstring has a line ``Assignment N, "Title": ...``
-keeps its signature and docstring, and its body becomes
-``raise NotImplementedError("assignment N: see chapter N, Title")``. Everything else (the given
-infrastructure) is copied as it is. The skeleton is made, never kept beside the solution: there
-is one copy of the course's code (``tests/conformance/test_course.py`` grades what this makes).
+``python tutorials/build/make_skeleton.py mywork`` writes ``mywork/core/`` (a copy of
+``minilazy/core``, the engine's reading path) and ``mywork/autodiff/tape.py``: minilazy's own
+code, in which the body of every function an assignment asks for (:data:`ASSIGNMENTS`) is
+replaced by ``raise NotImplementedError("assignment N: see chapter N, Title")``, its signature
+and docstring kept. The grader loads your copies in place of the installed modules, so the rest
+of minilazy (the op families, the array API, the hardening parts) runs on your engine.
+
+The answer key is minilazy itself: the engine is public, and so is every solution. Reading
+``src/minilazy/core`` before you write is allowed; the grader grades what you wrote.
+``--from N`` stubs assignments N and later only (a class that starts at chapter N).
 """
 
 from __future__ import annotations
 
+import argparse
 import ast
 import functools
-import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-SOLUTION = HERE / "solution" / "tinylazy"
-MARK = re.compile(r'^\s*Assignment (\d+), "([^"]+)":', re.MULTILINE)
-NOTE = ('"""tinylazy, the student skeleton: every ``NotImplementedError`` is yours to write.\n\n'
-        "Start with assignment 1 (``tutorials/build/README.md``); the grader says what passes.\n")
+import minilazy
+
+PACKAGE = Path(minilazy.__file__).resolve().parent
+MODULES = [*sorted(p.name for p in (PACKAGE / "core").glob("*.py") if p.name != "__init__.py")]
+
+# Each assignment: its title (the chapter's), and the functions it asks for, as module:name.
+ASSIGNMENTS: dict[int, tuple[str, tuple[str, ...]]] = {
+    1: ("Record ops", ("core/tracer.py:record", "core/infer.py:broadcast_shapes",
+                       "core/infer.py:binary")),
+    2: ("Live tensors and barriers", ("core/state.py:Registry.tensors", "core/tracer.py:value",
+                                      "core/barrier.py:mark_step", "core/barrier.py:sync")),
+    3: ("Linearise and hash", ("core/cut.py:roots_of", "core/cut.py:_positions",
+                               "core/cut.py:walk")),
+    4: ("Lower to XLA and cache", ("core/lowering.py:program", "core/lowering.py:lower",
+                                   "core/cache.py:CompileCache.lookup",
+                                   "core/cache.py:CompileCache.compile")),
+    5: ("Run, transfer, donate", ("core/runtime.py:to_device", "core/runtime.py:execute",
+                                  "core/barrier.py:execute", "core/barrier.py:_settle")),
+    6: ("Observations, auto-cut, eager mode", ("core/barrier.py:after_record",
+                                               "core/state.py:live_pending_nodes")),
+    7: ("Reverse-mode autodiff", ("autodiff/tape.py:_run_rules", "autodiff/tape.py:_tape")),
+}
 
 
-def assignment(fn: ast.FunctionDef) -> tuple[int, str] | None:
-    """The assignment ``(number, title)`` a function's docstring names, if any."""
-    found = MARK.search(ast.get_docstring(fn) or "")
-    return (int(found.group(1)), found.group(2)) if found else None
+def functions(tree: ast.AST) -> dict[str, ast.FunctionDef]:
+    """Each function of a module by qualified name (``Class.method``)."""
+    found: dict[str, ast.FunctionDef] = {}
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.FunctionDef):
+                found[prefix + child.name] = child
+            elif isinstance(child, ast.ClassDef):
+                visit(child, f"{prefix}{child.name}.")
+
+    visit(tree, "")
+    return found
 
 
-def stub(source: str) -> str:
-    """``source`` with the body of every assignment's function replaced by its stub."""
+def stubbed(module: str, first: int = 1) -> dict[str, tuple[int, str]]:
+    """The functions of ``module`` (``core/cut.py``) to stub: name -> (assignment, title)."""
+    return {spec.split(":")[1]: (n, title) for n, (title, specs) in ASSIGNMENTS.items()
+            if n >= first for spec in specs if spec.split(":")[0] == module}
+
+
+def stub(source: str, todo: dict[str, tuple[int, str]]) -> str:
+    """``source`` with the body of each function in ``todo`` replaced by its stub."""
     lines = source.splitlines(keepends=True)
     cuts: list[tuple[int, int, str]] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef) and (found := assignment(node)):
-            n, title = found
-            doc = node.body[0]
-            indent = " " * (doc.col_offset)
-            text = f'{indent}raise NotImplementedError("assignment {n}: see chapter {n}, {title}")'
-            cuts.append((doc.end_lineno or doc.lineno, node.end_lineno or node.lineno, text + "\n"))
+    found = functions(ast.parse(source))
+    for name, (n, title) in todo.items():
+        fn = found[name]  # a KeyError here: the table names a function core no longer has
+        first = fn.body[0]
+        start = (first.end_lineno or first.lineno) if ast.get_docstring(fn) is not None \
+            else first.lineno - 1  # after the docstring, which stays: the assignment's text
+        text = " " * first.col_offset + \
+            f'raise NotImplementedError("assignment {n}: see chapter {n}, {title}")'
+        cuts.append((start, fn.end_lineno or fn.lineno, text + "\n"))
     for start, end, text in sorted(cuts, reverse=True):  # bottom up: line numbers stay valid
         lines[start:end] = [text]
     return "".join(lines)
 
 
-def write(out: Path) -> list[str]:
-    """Write the skeleton package ``out/tinylazy``; one line per module: what was stubbed."""
-    target = out / "tinylazy"
-    target.mkdir(parents=True, exist_ok=True)
+def write(out: Path, first: int = 1) -> list[str]:
+    """Write the skeleton into ``out`` (assignments ``first`` and later stubbed): what was done."""
     done = []
-    for path in sorted(SOLUTION.glob("*.py")):
-        text = stub(path.read_text())
-        if path.name == "__init__.py":
-            text = NOTE + text.split('"""', 2)[1].split("\n", 1)[1] + '"""' + \
-                text.split('"""', 2)[2]
-        (target / path.name).write_text(text)
-        done.append(f"{path.name}: {len(MARK.findall(path.read_text()))} stubs")
+    for module in [f"core/{m}" for m in MODULES] + ["autodiff/tape.py"]:
+        target = out / module
+        target.parent.mkdir(parents=True, exist_ok=True)
+        todo = stubbed(module, first)
+        target.write_text(stub((PACKAGE / module).read_text(), todo))
+        done.append(f"{module}: {len(todo)} stubs")
     return done
 
 
 @functools.cache
-def skeleton() -> Path:
-    """A folder holding a fresh skeleton (made once per process): what the course pages grade."""
-    out = Path(tempfile.mkdtemp(prefix="tinylazy-skeleton-"))
-    write(out)
+def skeleton(first: int = 1) -> Path:
+    """A fresh skeleton, assignments ``first`` and later stubbed (made once per process).
+
+    What the course pages grade: chapter N shows what a student who wrote assignments 1 to
+    N - 1 gets, ``skeleton(N)``.
+    """
+    out = Path(tempfile.mkdtemp(prefix="minilazy-skeleton-"))
+    write(out, first)
     return out
 
 
 def stubs(stage: int) -> list[str]:
-    """The skeleton's functions that assignment ``stage`` asks for: signature, summary line."""
+    """The functions assignment ``stage`` asks for: ``module.name(signature)``, summary line."""
     found = []
-    for path in sorted((skeleton() / "tinylazy").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.FunctionDef) and any(
-                    isinstance(s, ast.Raise) and f"assignment {stage}:" in ast.unparse(s)
-                    for s in node.body):
-                doc = (ast.get_docstring(node) or "").splitlines()[0]
-                found.append(f"{path.stem}.{node.name}({ast.unparse(node.args)})\n    {doc}")
+    for spec in ASSIGNMENTS[stage][1]:
+        module, name = spec.split(":")
+        fn = functions(ast.parse((PACKAGE / module).read_text()))[name]
+        doc = (ast.get_docstring(fn) or "").splitlines()[0]
+        dotted = module.removesuffix(".py").replace("/", ".")
+        found.append(f"{dotted}.{name}({ast.unparse(fn.args)})\n    {doc}")
     return found
 
 
 def main(argv: list[str]) -> int:
-    """``make_skeleton.py [FOLDER]``: write the skeleton into FOLDER (``mywork`` by default)."""
-    if len(argv) > 1 or argv[:1] in (["-h"], ["--help"]):
-        print(__doc__.splitlines()[0] + "\n\nusage: python tutorials/build/make_skeleton.py "
-              "[FOLDER]   (default: mywork)", file=sys.stderr)
-        return 2 if len(argv) > 1 else 0
-    out = Path(argv[0] if argv else "mywork")
-    if not sorted(SOLUTION.glob("*.py")):
-        print(f"no solution in {SOLUTION}: the skeleton is made from it (instructors: make it in "
-              "a minilazy checkout and hand out the folder)", file=sys.stderr)
-        return 1
-    if (out / "tinylazy").exists():
-        print(f"{out / 'tinylazy'} exists: your work is not overwritten; pick another folder",
+    """``make_skeleton.py [FOLDER] [--from N]``: write the skeleton into FOLDER (``mywork``)."""
+    parser = argparse.ArgumentParser(prog="python tutorials/build/make_skeleton.py",
+                                     description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("folder", nargs="?", default="mywork", help="where (default: mywork)")
+    parser.add_argument("--from", dest="first", type=int, default=1, choices=list(ASSIGNMENTS),
+                        help="stub assignments N and later only (default: 1, all of them)")
+    args = parser.parse_args(argv)
+    out = Path(args.folder)
+    if (out / "core").exists():
+        print(f"{out / 'core'} exists: your work is not overwritten; pick another folder",
               file=sys.stderr)
         return 1
-    print("\n".join(write(out)))
-    print(f"wrote {out / 'tinylazy'}: grade it with python -m minilazy.conformance.grade "
-          f"--assignment 1 --impl tinylazy.adapter:adapter --path {out}")
+    try:
+        print("\n".join(write(out, args.first)))
+    except BaseException:
+        shutil.rmtree(out / "core", ignore_errors=True)  # never half a skeleton
+        raise
+    print(f"wrote {out}: grade it with python -m minilazy.conformance.grade "
+          f"--assignment {args.first} --path {out}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""``python -m minilazy.conformance.grade --assignment N --impl MODULE:FACTORY``: grade a student.
+"""``python -m minilazy.conformance.grade --assignment N --path FOLDER``: grade a student.
 
 The students' part of the conformance package (implementers use the package's top level; the
 oracle's own checks, the toy and its mutants, are ``minilazy.conformance.mutate``).
@@ -26,8 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from minilazy.conformance.grade.overlay import overlay
 from minilazy.conformance.registry import rules
 
+ENGINE = "minilazy.conformance.adapters.minilazy_adapter:cpu"  # what a student's core runs under
 LAST: int = max(r.stage for r in rules().values())
 
 
@@ -56,11 +58,12 @@ class Grade:
 
     assignment: int
     report: dict[str, Any]
+    only: tuple[str, ...] = ()  # a few of the assignment's rules, while working on them
 
     @property
     def graded(self) -> list[str]:
         """The rules graded, in assignment order."""
-        return staged(self.assignment)
+        return [r for r in staged(self.assignment) if not self.only or r in self.only]
 
     def status(self, rid: str) -> str:
         """``passed``, ``failed``, ``skipped``, ``xfail`` or ``not run`` (no test was collected)."""
@@ -80,8 +83,10 @@ class Grade:
     def text(self) -> str:
         """The grade as the command prints it."""
         impl = self.report.get("implementation", {})
+        chosen = f" ({len(self.only)} chosen)" if self.only else ""
         lines = [f"Assignment {self.assignment}: {impl.get('name', '?')} "
-                 f"{impl.get('version', '')}, rules of assignments 1-{self.assignment}", ""]
+                 f"{impl.get('version', '')}, rules of assignments 1-{self.assignment}{chosen}",
+                 ""]
         for rid in self.graded:
             rule = rules()[rid]
             lines.append(f"  {rid:<13} {rule.level:<6} assignment {rule.stage}  "
@@ -109,30 +114,46 @@ class Grade:
         return out
 
 
-def grade(assignment: int, impl: str, path: str | None = None, profile: str = "ci",
-          extra: tuple[str, ...] = ()) -> Grade:
+def grade(assignment: int, impl: str = ENGINE, path: str | None = None, profile: str = "ci",
+          extra: tuple[str, ...] = (), only: tuple[str, ...] = ()) -> Grade:
     """Run the oracle on ``impl`` for ``assignment``, in a fresh process, and read its report.
 
-    ``path`` is put first on the student's ``PYTHONPATH`` (where their package lives).
+    ``path`` is the student's folder. When it holds ``core/`` (the course's skeleton: a copy
+    of minilazy's modules), those modules replace the installed ones in the run (see
+    :mod:`~minilazy.conformance.grade.overlay`), the stubs of later assignments given. Else it
+    is put first on ``PYTHONPATH``: an engine of the student's own, named by ``impl``.
+    ``only`` grades just those of the assignment's rules (``ValueError`` for another one).
 
     Example:
-        >>> g = grade(1, "minilazy.conformance.mutate.toy:toy")  # doctest: +SKIP
-        >>> g.passed  # doctest: +SKIP
+        >>> g = grade(1, path="mywork")  # doctest: +SKIP
+        >>> g.score  # doctest: +SKIP
+        '10/10 rules (100%)'
     """
+    if impl == ENGINE and not (path and (Path(path) / "core").is_dir()):
+        raise ValueError(f"{path or 'no folder'}: not a skeleton (no core/ folder in it); make "
+                         "one with python tutorials/build/make_skeleton.py mywork, or name an "
+                         "engine of your own with --impl")
+    outside = sorted(set(only) - set(staged(assignment)))
+    if outside:
+        raise ValueError(f"assignment {assignment} does not grade {', '.join(outside)}")
+    graded = Grade(assignment, {}, tuple(only)).graded
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "HYPOTHESIS"))}
-    if path:
-        env["PYTHONPATH"] = os.pathsep.join([str(Path(path).resolve()),
-                                             *filter(None, [env.get("PYTHONPATH")])])
     with tempfile.TemporaryDirectory() as tmp:
+        first = Path(path).resolve() if path else None
+        if first is not None and (first / "core").is_dir():  # minilazy's own modules, rewritten
+            first = overlay(first, assignment, Path(tmp) / "site")
+        if first is not None:
+            env["PYTHONPATH"] = os.pathsep.join([str(first),
+                                                 *filter(None, [env.get("PYTHONPATH")])])
         out = Path(tmp) / "report.json"
         command = [sys.executable, "-m", "minilazy.conformance", f"--lazy-impl={impl}",
-                   f"--lazy-rules={','.join(staged(assignment))}", f"--spec-report={out}",
+                   f"--lazy-rules={','.join(graded)}", f"--spec-report={out}",
                    f"--hypothesis-profile={profile}", "-q", *extra]
         done = subprocess.run(command, env=env, capture_output=True, text=True, cwd=tmp)
         if not out.exists():  # the run did not start: the adapter cannot be loaded, say
             raise RuntimeError(f"the oracle did not run (exit {done.returncode}):\n"
                                f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-        return Grade(assignment, json.loads(out.read_text()))
+        return Grade(assignment, json.loads(out.read_text()), tuple(only))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,13 +169,21 @@ def main(argv: list[str] | None = None) -> int:
                                      description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--assignment", type=int, required=True, choices=range(1, LAST + 1),
                         metavar=f"1-{LAST}", help="grade the rules of assignments 1 to this one")
-    parser.add_argument("--impl", required=True, metavar="MODULE:FACTORY",
-                        help="the student's adapter, e.g. tinylazy.adapter:adapter")
-    parser.add_argument("--path", default=None, help="a folder to import the package from")
+    parser.add_argument("--path", default=None,
+                        help="your folder: the course's skeleton (FOLDER/core/...), or a "
+                             "package of your own to import (with --impl)")
+    parser.add_argument("--impl", default=ENGINE, metavar="MODULE:FACTORY",
+                        help="the adapter to grade (default: minilazy's, on your core)")
     parser.add_argument("--profile", default="ci",
                         help="the Hypothesis profile: ci (default: each failure shrunk to its "
                              "smallest example), quick (no shrinking), thorough")
+    parser.add_argument("--rules", default="", metavar="ID,ID",
+                        help="grade only these of the assignment's rules (while you work on one)")
     args = parser.parse_args(argv)
-    result = grade(args.assignment, args.impl, args.path, args.profile)
+    only = tuple(r.strip() for r in args.rules.split(",") if r.strip())
+    try:
+        result = grade(args.assignment, args.impl, args.path, args.profile, only=only)
+    except ValueError as e:
+        parser.error(str(e))
     print(result.text())
     return 0 if len(result.passed) == len(result.graded) else 1

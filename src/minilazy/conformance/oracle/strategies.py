@@ -189,8 +189,8 @@ def elements(dtype: np.dtype[Any], domain: str = "", operand: int = 0) -> st.Sea
     if dtype.kind in "iu" and operand == 1 and domain == "shift":
         return st.integers(0, dtype.itemsize * 8 - 1)
     if dtype.kind in "iu" and operand == 1 and domain == "exponent":
-        # (Exponents whose powers wrap around the dtype, 2 ** 64 == 0 in NumPy, wait until the
-        # course's tinylazy computes them: it takes jnp.power's exponent modulo 64 too.)
+        # (Exponents whose powers wrap around the dtype, 2 ** 64 == 0 in NumPy, are left out:
+        # jnp.power, which engines on JAX lower to, takes the exponent modulo 64.)
         return st.integers(0, 6)
     if dtype.kind in "iu" and domain == "trig":  # converted to float: the same bound holds
         info = np.iinfo(dtype)
