@@ -99,7 +99,7 @@ NO_TENSORS = {"arange", "asarray", "cache_dir", "clear_cache", "compile_history"
               "eager", "empty", "eye", "full", "isdtype", "linspace", "mark_step", "metrics",
               "metrics_report", "ones", "policy", "reset_metrics", "set_cache_dir", "set_policy",
               "zeros", "__array_namespace_info__", "fft.fftfreq", "fft.rfftfreq", "grad",
-              "value_and_grad"}
+              "value_and_grad", "capture"}
 # The engine's functions act on the tensors themselves (their pending IR, their sharding): a
 # fresh copy of host data would make them silently do nothing useful, so host data is refused.
 REFUSED: dict[str, Call] = {"sync": ((F,), {}), "wait": ((F,), {}), "graph": ((F,), {}),

@@ -45,6 +45,8 @@ EXEMPT: dict[tuple[str, str], str] = {
        "keyword against jax.lax.conv_general_dilated" for k in ("stride", "padding", "dilation",
                                                                 "groups")},
     ("asarray", "sharding"): "a mesh, not a NumPy notion: tests/scaleout checks it",
+    **{("capture", k): "a step's capture, not NumPy's: tests/parts/test_capture.py checks it"
+       for k in ("fn", "recheck")},
 }
 
 

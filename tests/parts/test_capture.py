@@ -186,6 +186,17 @@ def test_the_same_tensor_twice_is_not_two_tensors():
     assert ran == 0 and float(out) == 9.0
 
 
+def test_a_held_tensor_passed_as_an_argument_too_is_one_buffer_in_two_places():
+    step, w = _captured_held()
+    # the step's x is now w itself: the program read two buffers, and would consume one
+    before = w().numpy()
+    ran, loss = _replays(step, w(), 0.1)
+    assert ran == 0
+    assert float(loss) == pytest.approx(np.sum((before * before) ** 2), rel=1e-12)
+    np.testing.assert_allclose(w().numpy(), before - 0.1 * 2.0 * before * before ** 2,
+                               rtol=1e-12)
+
+
 def test_another_tensor_on_a_consumed_buffer_keeps_its_value():
     # The program consumes w's old buffer; a second tensor on the same node must keep reading
     # it: the call records, and the donor keeps the buffer.

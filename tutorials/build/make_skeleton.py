@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import minilazy
+from minilazy.conformance.grade.overlay import functions
 
 PACKAGE = Path(minilazy.__file__).resolve().parent
 MODULES = [*sorted(p.name for p in (PACKAGE / "core").glob("*.py") if p.name != "__init__.py")]
@@ -44,21 +45,6 @@ ASSIGNMENTS: dict[int, tuple[str, tuple[str, ...]]] = {
                                                "core/state.py:live_pending_nodes")),
     7: ("Reverse-mode autodiff", ("autodiff/tape.py:_run_rules", "autodiff/tape.py:_tape")),
 }
-
-
-def functions(tree: ast.AST) -> dict[str, ast.FunctionDef]:
-    """Each function of a module by qualified name (``Class.method``)."""
-    found: dict[str, ast.FunctionDef] = {}
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef):
-                found[prefix + child.name] = child
-            elif isinstance(child, ast.ClassDef):
-                visit(child, f"{prefix}{child.name}.")
-
-    visit(tree, "")
-    return found
 
 
 def stubbed(module: str, first: int = 1) -> dict[str, tuple[int, str]]:

@@ -131,11 +131,12 @@ OWN = _references([Node(Op.DATA, (), NONE, (), np.dtype("f4"))])[0]
 def _inputs(r: Recording, leaves: list[Any]) -> tuple[list[Any], list[Node]] | None:
     """This call's parameter buffers and the nodes the program consumes, if all still fit."""
     nodes = [source_node(s, leaves) for s in r.sources]
-    for n, param in zip(nodes, r.cut.params):
-        if n is None or not ready(n) or n.shape != param.shape or n.dtype != param.dtype \
-                or n.attrs != param.attrs:
+    for n, param in zip(nodes, r.params):
+        if n is None or not ready(n) or (n.shape, n.dtype, n.attrs) != param:
             return None
     found = [n for n in nodes if n is not None]
+    if len({id(n) for n in found}) != len(found):  # one buffer in two places: not this program
+        return None
     return [n.payload for n in found], [n for n, d in zip(found, r.donated) if d]
 
 
@@ -180,8 +181,9 @@ def replay(p: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool
     with ENGINE.lock:
         held = PARTS.signals.held(any(r.donated) and p.entry.ran) if PARTS.signals else None
         try:
-            with held or contextlib.nullcontext():
+            with held or contextlib.nullcontext():  # (a signal must not fall between the two)
                 outs = own(runtime.execute, p.entry, buffers)
+                result = _bind(p, leaves, rebound, outs)
         except ProgramFailed as e:
             if _lost(given, e.error):
                 raise e.error from None
@@ -189,7 +191,7 @@ def replay(p: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool
         COUNTERS.barriers += 1
         COUNTERS.barrier_causes["capture"] += 1
         COUNTERS.cache_hits += 1
-        return True, _bind(p, leaves, rebound, outs)
+        return True, result
 
 
 def _sink(source: object, leaves: list[Any]) -> Any:
@@ -211,10 +213,10 @@ def _lost(given: list[Node], error: Exception) -> bool:
 
 def _bind(p: Plan, leaves: list[Any], rebound: list[Any], outs: Sequence[Any]) -> Any:
     """Rebind the tensors the step rebinds, make the ones it returns; the result's tree."""
-    r, c, places = p.recording, p.recording.cut, p.entry.placements
-    roots = [c.order[i] for i in c.outputs]
-    made = [data_leaf(b, n.shape, n.dtype) if places is None else
-            data_leaf(b, n.shape, n.dtype, places[j]) for j, (n, b) in enumerate(zip(roots, outs))]
+    r, places = p.recording, p.entry.placements
+    made = [data_leaf(b, shape, dtype) if places is None else
+            data_leaf(b, shape, dtype, places[j])
+            for j, ((shape, dtype), b) in enumerate(zip(r.roots, outs))]
     for t, (_, j) in zip(rebound, r.sinks):
         if t is not None:
             t._node = made[j]
@@ -224,7 +226,7 @@ def _bind(p: Plan, leaves: list[Any], rebound: list[Any], outs: Sequence[Any]) -
         assert isinstance(out, tuple)
         if out[0] == "new":
             if out[1] not in new:
-                new[out[1]] = tracer.wrap(made[out[2]], c.device)
+                new[out[1]] = tracer.wrap(made[out[2]], r.cut.device)
             results.append(new[out[1]])
         elif out[0] == "arg":
             results.append(leaves[out[1]])
@@ -315,6 +317,7 @@ def capture(fn: Callable[P, R] | None = None, *, recheck: int = 0
     Example:
         >>> import minilazy as ml
         >>> w = ml.asarray([1.0, 2.0])
+        >>> ml.mark_step()  # (capture starts from nothing pending)
         >>> @ml.capture
         ... def step(x, lr):
         ...     global w

@@ -11,6 +11,7 @@ is :class:`Refused`, saying why.
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import weakref
 from collections.abc import Callable, Sequence
@@ -19,7 +20,8 @@ from typing import Any
 
 from minilazy.core.barrier import mark_step
 from minilazy.core.cut import Cut
-from minilazy.core.ir import Failure, Node, Op
+from minilazy.core.dtypes import DType
+from minilazy.core.ir import Failure, Node, Op, Shape
 from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, LIVE, current_policy
 from minilazy.parts.refcounts import shared
@@ -86,7 +88,9 @@ class Recording:
     specs: tuple[object, ...]  # each argument leaf's spec
     aliases: tuple[int, ...]  # for each tensor argument, the first argument on the same node
     numbers: tuple[Any, ...]  # each argument leaf that is a Python number (else None)
-    cut: Cut
+    cut: Cut  # without its nodes but the scalars (it would keep old buffers alive)
+    params: tuple[tuple[Shape, DType, object], ...]  # each parameter's shape, dtype, attributes
+    roots: tuple[tuple[Shape, DType], ...]  # each output's shape and dtype
     donated: tuple[bool, ...]
     sources: tuple[object, ...]  # each parameter: ("arg", k) or ("held", tensor)
     sinks: tuple[tuple[object, int], ...]  # (("arg", k) or ("held", tensor), output)
@@ -231,7 +235,7 @@ def _recording(leaves: list[Any], structure: object, before: dict[int, Any],
     if len(seen) != 1:
         raise Refused(f"its barrier ran {len(seen)} programs, not one")
     c, donated, output = seen[0]
-    params = tuple([sources[id(p)] for p in c.params])
+    found = tuple([sources[id(p)] for p in c.params])
     results: list[Any] = []
     tree = flatten(result, results)
     given = {id(leaf): k for k, leaf in enumerate(leaves) if hasattr(leaf, "_node")}
@@ -264,9 +268,12 @@ def _recording(leaves: list[Any], structure: object, before: dict[int, Any],
             raise Refused(f"it returns a {type(r).__name__}: return tensors and numbers")
     first: dict[int, int] = {}
     aliases = tuple([first.setdefault(id(leaves[k]._node), k) for k in given.values()])
+    slim = dataclasses.replace(c, order=(), positions={}, params=())
     return Recording(structure, tuple(map(spec, leaves)), aliases,
-                     tuple([x if type(x) in NUMBERS else None for x in leaves]), c, donated,
-                     params, tuple(sinks), tree, tuple(outputs), current_policy(),
+                     tuple([x if type(x) in NUMBERS else None for x in leaves]), slim,
+                     tuple([(p.shape, p.dtype, p.attrs) for p in c.params]),
+                     tuple([(c.order[i].shape, c.order[i].dtype) for i in c.outputs]), donated,
+                     found, tuple(sinks), tree, tuple(outputs), current_policy(),
                      threading.get_ident())
 
 

@@ -364,7 +364,7 @@ def policy_exit_restores_the_default() -> MinilazyAdapter:
         finally:
             state.OVERRIDE.set(None)
 
-    _set(barrier, "policy", policy)
+    _set(state, "policy", policy)
     _set(ml, "policy", policy)
     return cpu()
 

@@ -36,6 +36,8 @@ from minilazy.ops.fft import Norm
 
 
 def _set(owner: Any, name: str, value: Any) -> None:
+    if not hasattr(owner, name):  # a renamed target would leave the engine unmutated, silently
+        raise AttributeError(f"mutant: {getattr(owner, '__name__', owner)} has no {name!r}")
     setattr(owner, name, value)
 
 
@@ -122,12 +124,12 @@ def scalar_strong() -> MinilazyAdapter:
 
 def scalar_shared_slot() -> MinilazyAdapter:
     """Every scalar parameter of a program reads the first one's slot."""
-    real = barrier._packed
+    real = barrier.packed
 
-    def packed(c: cutting.Cut) -> list[np.ndarray[Any, Any]]:
-        return [np.full_like(a, a.flat[0]) if a.size else a for a in real(c)]
+    def packed(c: cutting.Cut, values: Sequence[Any]) -> list[np.ndarray[Any, Any]]:
+        return [np.full_like(a, a.flat[0]) if a.size else a for a in real(c, values)]
 
-    _set(barrier, "_packed", packed)
+    _set(barrier, "packed", packed)
     return cpu()
 
 

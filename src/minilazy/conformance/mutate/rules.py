@@ -73,7 +73,7 @@ def sync_first_only() -> MinilazyAdapter:
 def eager_is_lazy() -> MinilazyAdapter:
     """``ml.eager()`` changes nothing: its block records and runs at the next barrier."""
     _set(ml, "eager", lambda: contextlib.nullcontext(state.current_policy()))
-    _set(barrier, "eager", lambda: contextlib.nullcontext(state.current_policy()))
+    _set(state, "eager", lambda: contextlib.nullcontext(state.current_policy()))
     return cpu()
 
 

@@ -75,7 +75,7 @@ def policy_leaks_on_exception() -> MinilazyAdapter:
         yield new
         state.OVERRIDE.reset(token)  # (not in a finally: skipped by an exception)
 
-    _set(barrier, "policy", policy)
+    _set(state, "policy", policy)
     _set(ml, "policy", policy)
     return cpu()
 

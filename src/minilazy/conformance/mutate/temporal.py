@@ -27,8 +27,8 @@ from minilazy.api.tensor import Tensor
 from minilazy.autodiff import vjps
 from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
-from minilazy.core import barrier, lowering, state
 from minilazy.core import cut as cutting
+from minilazy.core import lowering, state
 from minilazy.core.attrs import Constant
 from minilazy.core.cache import CompileCache
 from minilazy.core.ir import Node, Op
@@ -153,7 +153,7 @@ def inner_mode_from_the_default() -> MinilazyAdapter:
         finally:
             state.OVERRIDE.reset(token)
 
-    _set(barrier, "policy", policy)
+    _set(state, "policy", policy)
     _set(ml, "policy", policy)
     return cpu()
 
