@@ -4,6 +4,10 @@ changes makes the call record again, and what capture cannot see is refused, say
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 import warnings
 
@@ -319,6 +323,34 @@ def test_a_replay_that_fails_after_consuming_a_buffer_says_so_and_loses_only_tha
     with pytest.raises(RuntimeError, match="injected after donation"):
         w().numpy()  # its buffer is gone: it says why, every time it is read
     assert other.tolist() == [7.0]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork() here")
+def test_a_fork_child_gets_the_barriers_clear_error_from_a_captured_step():
+    script = textwrap.dedent("""
+        import os, warnings
+        warnings.simplefilter("ignore")
+        import minilazy as ml
+        step = ml.capture(lambda x, lr: ml.sum(x * lr))
+        x = ml.asarray([1.0, 2.0])
+        for lr in (1.0, 2.0, 3.0):
+            out = step(x, lr)
+        assert step.replays == 1
+        pid = os.fork()
+        if pid == 0:
+            try:
+                step(x, 4.0)
+            except RuntimeError as e:
+                print("child:", e)
+                os._exit(0)
+            os._exit(1)
+        _, status = os.waitpid(pid, 0)
+        print("parent:", float(step(x, 5.0)), os.waitstatus_to_exitcode(status))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert "child: minilazy cannot run in a process forked after JAX started" in out.stdout
+    assert "parent: 15.0 0" in out.stdout, out.stdout + out.stderr
 
 
 def test_capture_is_a_decorator_with_or_without_arguments():

@@ -178,6 +178,7 @@ def replay(p: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool
     for slot, k in p.bound:
         values[slot] = leaves[k]
     buffers += packed(p.recording.cut, values)
+    runtime.check_usable()  # (a fork child refuses, as at any barrier)
     with ENGINE.lock:
         held = PARTS.signals.held(any(r.donated) and p.entry.ran) if PARTS.signals else None
         try:
