@@ -49,8 +49,9 @@ def test_the_answer_key_is_minilazy_and_the_grader_runs_it_end_to_end(tmp_path: 
     site = overlay(tmp_path / "key", LAST, tmp_path / "site") / "minilazy"
     for module in _modules(tmp_path / "key"):
         assert (site / module).read_text() == (INSTALLED / module).read_text(), module
-    sample = tuple(min(r for r in staged(LAST) if rules()[r].stage == n)
-                   for n in range(1, LAST + 1))
+    sample = ("LZ-REC-001", "LZ-BAR-001", "LZ-HASH-002", "LZ-CACHE-001", "LZ-BAR-002",
+              "LZ-BAR-009", "LZ-AD-004")  # one quick rule of each assignment
+    assert sorted(rules()[r].stage for r in sample) == list(range(1, LAST + 1))
     g = grade(LAST, path=str(tmp_path / "key"), profile="quick", only=sample)
     assert g.report["implementation"]["name"] == "minilazy-cpu"
     assert g.passed == g.graded and set(g.graded) == set(sample), g.text()[-6000:]
