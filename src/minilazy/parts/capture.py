@@ -46,7 +46,9 @@ from minilazy.core.state import ENGINE, current_policy
 from minilazy.parts.recorded import (
     Recording,
     Refused,
+    aliases,
     flatten,
+    holder,
     ready,
     record,
     source_node,
@@ -162,16 +164,14 @@ def replay(p: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool
         return False, None
     if any(leaves[k] != value for k, value in p.guarded):
         return False, None
-    first: dict[int, int] = {}
-    tensors = [k for k, leaf in enumerate(leaves) if hasattr(leaf, "_node")]
-    if tuple([first.setdefault(id(leaves[k]._node), k) for k in tensors]) != r.aliases:
+    if aliases(leaves) != r.aliases:
         return False, None
     found = _inputs(r, leaves)
     if found is None:
         return False, None
     buffers, given = found
     del found
-    rebound = [_sink(s, leaves) for s, _ in r.sinks]
+    rebound = [holder(s, leaves) for s, _ in r.sinks]
     if given and not _consumable(given, rebound):
         return False, None
     values = list(p.scalars)
@@ -193,12 +193,6 @@ def replay(p: Plan, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[bool
         COUNTERS.barrier_causes["capture"] += 1
         COUNTERS.cache_hits += 1
         return True, result
-
-
-def _sink(source: object, leaves: list[Any]) -> Any:
-    """The tensor a result rebinds: an argument, or a held tensor (None once it is gone)."""
-    assert isinstance(source, tuple)
-    return leaves[source[1]] if source[0] == "arg" else source[1]()
 
 
 def _lost(given: list[Node], error: Exception) -> bool:

@@ -74,6 +74,20 @@ def spec(leaf: Any) -> object:
     return ("value", type(leaf), leaf) if type(leaf) in PLAIN else ("object", id(leaf))
 
 
+def aliases(leaves: list[Any]) -> tuple[int, ...]:
+    """For each tensor among ``leaves``, the position of the first one on the same node.
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.ones(2)
+        >>> aliases([x, 1.0, x, ml.ones(2)])
+        (0, 0, 3)
+    """
+    first: dict[int, int] = {}
+    return tuple([first.setdefault(id(leaf._node), k) for k, leaf in enumerate(leaves)
+                  if hasattr(leaf, "_node")])
+
+
 def ready(node: Node) -> bool:
     """Whether ``node`` holds a value: device data, not a failure."""
     return node.op is Op.DATA and type(node.payload) is not Failure
@@ -266,10 +280,8 @@ def _recording(leaves: list[Any], structure: object, before: dict[int, Any],
             outputs.append(("value", type(r), r))
         else:
             raise Refused(f"it returns a {type(r).__name__}: return tensors and numbers")
-    first: dict[int, int] = {}
-    aliases = tuple([first.setdefault(id(leaves[k]._node), k) for k in given.values()])
     slim = dataclasses.replace(c, order=(), positions={}, params=())
-    return Recording(structure, tuple(map(spec, leaves)), aliases,
+    return Recording(structure, tuple(map(spec, leaves)), aliases(leaves),
                      tuple([x if type(x) in NUMBERS else None for x in leaves]), slim,
                      tuple([(p.shape, p.dtype, p.attrs) for p in c.params]),
                      tuple([(c.order[i].shape, c.order[i].dtype) for i in c.outputs]), donated,
@@ -277,9 +289,14 @@ def _recording(leaves: list[Any], structure: object, before: dict[int, Any],
                      threading.get_ident())
 
 
+def holder(source: object, leaves: Sequence[Any]) -> Any:
+    """The tensor a source names: an argument, or a held tensor (None once it is gone)."""
+    assert isinstance(source, tuple)
+    return leaves[source[1]] if source[0] == "arg" else source[1]()
+
+
 def source_node(source: object, leaves: Sequence[Any]) -> Node | None:
     """The node a parameter's source holds now (an argument's, or a held tensor's), if alive."""
-    assert isinstance(source, tuple)
-    t = leaves[source[1]] if source[0] == "arg" else source[1]()
+    t = holder(source, leaves)
     node: Node | None = None if t is None else t._node
     return node
