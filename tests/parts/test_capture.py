@@ -201,6 +201,15 @@ def test_a_held_tensor_passed_as_an_argument_too_is_one_buffer_in_two_places():
                                rtol=1e-12)
 
 
+def test_a_step_given_one_tensor_twice_is_captured_and_reads_it_twice():
+    step = ml.capture(lambda a, b: ml.sum(a * 2.0 + b))
+    outs = []
+    for v in ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]):
+        x = ml.asarray(v)
+        outs.append(float(step(x, x)))
+    assert step.replays == 1 and outs == [9.0, 21.0, 33.0]
+
+
 def test_another_tensor_on_a_consumed_buffer_keeps_its_value():
     # The program consumes w's old buffer; a second tensor on the same node must keep reading
     # it: the call records, and the donor keeps the buffer.
