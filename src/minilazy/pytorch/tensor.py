@@ -1,0 +1,371 @@
+"""The lazy ``torch.Tensor``: a wrapper that holds a minilazy tensor, and the dispatcher under it.
+
+PyTorch calls ``__torch_dispatch__`` for every aten op on a :class:`LazyTensor`, *below* its
+autograd: the forward, the backward that ``loss.backward()`` runs and ``torch.optim``'s updates
+all arrive here as aten ops, and each becomes minilazy ops recorded on the tensors' values.
+Nothing runs until a barrier (:func:`mark_step`, or an observation: ``.item()``, ``.cpu()``,
+``.tolist()``, ``.numpy()``, printing).
+
+How one op is handled (:func:`dispatch`):
+
+1. **Shapes, dtypes and errors are PyTorch's.** The op first runs on ``meta`` tensors (shapes and
+   dtypes, no data): PyTorch's own shape rules, type promotion and errors, raised at the call.
+2. **Values are minilazy's.** The op's rule in :data:`minilazy.pytorch.aten.ATEN` records it
+   with minilazy ops; the result is cast to the meta result's dtype and must have its shape (a
+   rule that disagrees is a bug in the table, raised, never a wrong value).
+3. **Writes are rebindings (functionalization).** Every view shares its base's
+   :class:`Storage` and keeps the chain of :class:`View` steps that made it. A write to any of
+   them computes the base's new value (each step's ``put``), bumps the storage's version, and
+   every view re-reads its value from the base when its version is stale: ``a = x[0];
+   a.add_(1)`` changes ``x``, as in PyTorch, with no memory shared underneath.
+
+Example:
+    >>> import torch
+    >>> from minilazy.pytorch import lazy, mark_step
+    >>> x = lazy(torch.arange(6.0).reshape(2, 3))
+    >>> row = x[1]
+    >>> row.mul_(10)            # a write through a view: recorded, not run
+    >>> x.sum().item()          # an observation: x sees the write
+    123.0
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.utils import backend_registration
+
+import minilazy as ml
+from minilazy.pytorch.aten import ATEN, IDENTITY, VIEWS, Call, View, ml_dtype
+
+BACKEND = "minilazy"
+TORCH_DTYPES = {np.dtype(ml_dtype(t)): t for t in (
+    torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
+    torch.float32, torch.float64, torch.complex64, torch.complex128)}
+_KEEP: list[Any] = []  # the device's registrations live as long as their library object
+
+
+def _register_device() -> torch.device:
+    """PyTorch's spare device slot (``PrivateUse1``), named ``minilazy``.
+
+    Factories given ``device=x.device`` (``torch.arange(n, device=x.device)``) reach
+    :func:`_empty` and so make lazy tensors; nothing else is registered for the device.
+    """
+    name = torch._C._get_privateuse1_backend_name()
+    if name == "privateuseone":  # a device guard, hooks and module of PyTorch's own
+        backend_registration._setup_privateuseone_for_python_backend(rename=BACKEND)
+        library = torch.library.Library("aten", "IMPL")
+        library.impl("empty.memory_format", _empty, "PrivateUse1")
+        library.impl("empty_strided", _empty_strided, "PrivateUse1")
+        _KEEP.append(library)
+    elif name != BACKEND:
+        raise ImportError(f"PyTorch's spare device is already named {name!r} by another "
+                          "library; minilazy.pytorch needs it")
+    return torch.device(BACKEND, 0)
+
+
+def _empty(size: Sequence[int], dtype: torch.dtype | None = None, layout: Any = None,
+           device: Any = None, pin_memory: Any = None, memory_format: Any = None) -> LazyTensor:
+    """``torch.empty(..., device="minilazy")``: zeros (an empty tensor's values are any)."""
+    return LazyTensor(ml.zeros(tuple(size), dtype=ml_dtype(dtype or torch.get_default_dtype())))
+
+
+def _empty_strided(size: Sequence[int], stride: Sequence[int], dtype: torch.dtype | None = None,
+                   layout: Any = None, device: Any = None,
+                   pin_memory: Any = None) -> LazyTensor:
+    return _empty(size, dtype)
+
+
+class Storage:
+    """What a tensor and all its views share: the base tensor's value, and its version."""
+
+    __slots__ = ("value", "version")
+
+    def __init__(self, value: ml.Tensor | None) -> None:
+        self.value, self.version = value, 0
+
+
+class LazyTensor(torch.Tensor):
+    """A ``torch.Tensor`` on device ``minilazy:0`` whose value is a lazy minilazy tensor.
+
+    Made by :func:`minilazy.pytorch.lazy`, by factories given ``device=x.device``, and by every
+    op on lazy tensors. ``.item()``, ``.cpu()``, ``.tolist()``, ``.numpy()`` and printing are
+    observations: barriers that run what is pending.
+
+    Example:
+        >>> import torch
+        >>> from minilazy.pytorch import lazy
+        >>> y = lazy(torch.ones(2, dtype=torch.int32)) + 1.5   # PyTorch's promotion
+        >>> y.dtype, y.device, y.tolist()
+        (torch.float32, device(type='minilazy', index=0), [2.5, 2.5])
+    """
+
+    storage_: Storage
+    views_: tuple[View, ...]
+    value_: ml.Tensor | None
+    seen_: int
+
+    @staticmethod
+    def __new__(cls, value: ml.Tensor | None, storage: Storage | None = None,
+                views: tuple[View, ...] = (), requires_grad: bool = False,
+                meta: torch.Tensor | None = None) -> LazyTensor:
+        shape, dtype = (meta.shape, meta.dtype) if meta is not None else \
+            (value.shape, TORCH_DTYPES[np.dtype(value.dtype)])  # type: ignore[union-attr]
+        t = torch.Tensor._make_wrapper_subclass(cls, shape, dtype=dtype, device=DEVICE,
+                                                requires_grad=requires_grad)
+        t.storage_ = storage if storage is not None else Storage(value)
+        t.views_, t.value_, t.seen_ = views, value, t.storage_.version
+        return t
+
+    @property
+    def value(self) -> ml.Tensor | None:
+        """The current value: read again from the base when a write has made it stale."""
+        if self.seen_ != self.storage_.version:
+            v = self.storage_.value
+            for view in self.views_:
+                v = view.get(v)
+            self.value_, self.seen_ = v, self.storage_.version
+        return self.value_
+
+    def write(self, value: ml.Tensor) -> None:
+        """Rebind this tensor, and so its base and every view of it, to ``value``."""
+        shape, dtype = tuple(self.shape), ml_dtype(self.dtype)
+        if value.dtype != dtype:
+            value = ml.astype(value, dtype)
+        if value.shape != shape:
+            value = ml.broadcast_to(value, shape)
+        new, storage = value, self.storage_
+        if self.views_:  # the base's new value: each step's put, from this view back to it
+            parents = [storage.value]
+            for view in self.views_[:-1]:
+                parents.append(view.get(parents[-1]))
+            for view, parent in zip(reversed(self.views_), reversed(parents)):
+                new = view.put(parent, new)
+        storage.value = new
+        storage.version += 1
+        self.value_, self.seen_ = value, storage.version
+
+    def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
+        """The value as a NumPy array (a barrier); refused with grad, as for any tensor."""
+        return self.cpu().numpy(force=force)
+
+    def tolist(self) -> Any:
+        """The value as nested Python lists (a barrier)."""
+        return self.detach().cpu().tolist()
+
+    def __repr__(self, *, tensor_contents: Any = None) -> str:
+        text = repr(self.detach().cpu())  # an observation: printing reads the value
+        tail = f", device='{self.device}'"
+        if self.grad_fn is not None:
+            tail += f", grad_fn=<{type(self.grad_fn).__name__}>"
+        elif self.requires_grad:
+            tail += ", requires_grad=True"
+        return text[:-1] + tail + ")"
+
+    @classmethod
+    def __torch_dispatch__(cls, func: torch._ops.OpOverload, types: Any,
+                           args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        return dispatch(func, tuple(args), kwargs or {})
+
+
+DEVICE = _register_device()
+
+# -- the dispatcher ----------------------------------------------------------------------------
+
+# Ops that may take a CPU tensor of any shape beside lazy ones (as PyTorch's CUDA ops do): the
+# value is sent to the device. Elsewhere only a 0-d CPU tensor may (as a scalar).
+TAKES_HOST = frozenset({"copy", "index", "index_put"})
+# The results of an op that minilazy does not compute (max_pool2d's indices): reading one is an
+# error, passing it back to the op's backward is not.
+MISSING_OK = frozenset({"max_pool2d_with_indices_backward"})
+
+
+class Aten:
+    """What is known of one aten overload, worked out once: its rule and how it writes.
+
+    Example:
+        >>> op = Aten.of(torch.ops.aten.add_.Tensor)
+        >>> op.name, op.inplace, op.rule is ATEN["add"]
+        ('add', True, True)
+    """
+
+    __slots__ = ("defaults", "func", "inplace", "name", "names", "outs", "rule", "view")
+    cache: dict[Any, Aten] = {}
+
+    def __init__(self, func: torch._ops.OpOverload) -> None:
+        schema, packet = func._schema, func.overloadpacket.__name__
+        first = schema.arguments[0].alias_info if schema.arguments else None
+        self.func = func
+        self.inplace = packet.endswith("_") and first is not None and first.is_write
+        self.name = packet[:-1] if self.inplace else packet
+        self.names = [a.name for a in schema.arguments]
+        self.defaults = [a.default_value if a.has_default_value() else None
+                         for a in schema.arguments]
+        self.outs = [i for i, a in enumerate(schema.arguments) if a.is_out]
+        key = f"{self.name}.{func._overloadname}"
+        self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
+        self.rule = ATEN.get(key) or ATEN.get(self.name)
+
+    @classmethod
+    def of(cls, func: torch._ops.OpOverload) -> Aten:
+        op = cls.cache.get(func)
+        if op is None:
+            op = cls.cache[func] = cls(func)
+        return op
+
+    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """The arguments in schema order, defaults filled in."""
+        if not kwargs and len(args) == len(self.names):
+            return list(args)
+        return list(args) + [kwargs.get(n, d) for n, d in
+                             zip(self.names[len(args):], self.defaults[len(args):])]
+
+
+def _meta(a: Any, op: Aten) -> Any:
+    """An argument as PyTorch's meta device sees it: shape and dtype, no data."""
+    if isinstance(a, LazyTensor):
+        return torch.empty(a.shape, dtype=a.dtype, device="meta")
+    if isinstance(a, torch.Tensor):
+        if a.ndim and op.name not in TAKES_HOST:
+            raise RuntimeError("Expected all tensors to be on the same device, but found at "
+                               f"least two devices, {DEVICE} and {a.device}! (in aten."
+                               f"{op.func.overloadpacket.__name__})")
+        return a.to("meta")
+    if isinstance(a, list | tuple):
+        return type(a)(_meta(x, op) for x in a)
+    return a
+
+
+def _value(a: Any, op: Aten) -> Any:
+    """An argument as a rule computes with it: a minilazy tensor, or a Python number."""
+    if isinstance(a, LazyTensor):
+        v = a.value
+        if v is None and op.name not in MISSING_OK:
+            raise NotImplementedError(f"minilazy.pytorch does not compute this tensor (the "
+                                      f"indices of max_pool2d), so aten.{op.name} cannot read "
+                                      "it")
+        return v
+    if isinstance(a, torch.Tensor):  # on the host: a 0-d one is a scalar parameter
+        return a.item() if a.ndim == 0 else ml.asarray(a.detach().numpy())
+    if isinstance(a, list | tuple):
+        return type(a)(_value(x, op) for x in a)
+    return a
+
+
+def _wrap(value: Any, meta: Any, op: Aten) -> Any:
+    """A rule's result as lazy tensors of the meta result's shapes and dtypes."""
+    if isinstance(meta, torch.Tensor):
+        if value is None:  # a result minilazy does not compute
+            return LazyTensor(None, meta=meta)
+        if not isinstance(value, ml.Tensor):
+            value = ml.asarray(value)
+        dtype = ml_dtype(meta.dtype)
+        if value.dtype != dtype:
+            value = ml.astype(value, dtype)
+        if value.shape != tuple(meta.shape):
+            raise AssertionError(f"minilazy.pytorch's rule for aten.{op.name} made shape "
+                                 f"{value.shape}; PyTorch's is {tuple(meta.shape)}")
+        return LazyTensor(value)
+    if isinstance(meta, list | tuple):
+        return type(meta)(_wrap(v, m, op) for v, m in zip(value, meta))
+    return value if meta is None else meta  # a number PyTorch computed from shapes alone
+
+
+def _observe(func: torch._ops.OpOverload, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> tuple[bool, Any]:
+    """The ops that read a value on the host: ``.item()``, ``.cpu()`` (barriers)."""
+    name = func.overloadpacket.__name__
+    if name == "_local_scalar_dense":
+        return True, _value(args[0], Aten.of(func)).item()
+    if name == "_to_copy" and torch.device(kwargs.get("device") or DEVICE).type == "cpu":
+        x = args[0]
+        data = np.array(_value(x, Aten.of(func)), copy=True)
+        out = torch.from_numpy(data).to(kwargs.get("dtype") or x.dtype)
+        return True, out
+    return False, None
+
+
+def _foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """``_foreach_op(lists...)``: ``op`` on each element (torch.optim's foreach updates)."""
+    name = func.overloadpacket.__name__[len("_foreach_"):]
+    each = getattr(torch.ops.aten, name)
+    n = next(len(a) for a in args if isinstance(a, list | tuple))
+    results = []
+    for i in range(n):
+        row = [a[i] if isinstance(a, list | tuple) else a for a in args]
+        kw = dict(kwargs)
+        if name.startswith(("addcmul", "addcdiv")) and len(row) == 4:
+            kw["value"] = row.pop()  # a list of scalars: the element's is the op's value
+        results.append(each(*row, **kw))
+    return None if name.endswith("_") else results
+
+
+def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """Record one aten op on lazy tensors (see the module's docstring for the steps).
+
+    Example:
+        >>> import torch
+        >>> from minilazy.pytorch import lazy
+        >>> x = lazy(torch.tensor([1.0, 2.0]))
+        >>> dispatch(torch.ops.aten.mul.Tensor, (x, 3), {}).tolist()
+        [3.0, 6.0]
+    """
+    if func.overloadpacket.__name__.startswith("_foreach_"):
+        return _foreach(func, args, kwargs)
+    observed, result = _observe(func, args, kwargs)
+    if observed:
+        return result
+    op = Aten.of(func)
+    if op.rule is None and op.view is None:
+        raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
+                                  f"({func}); see minilazy.pytorch.aten.ATEN")
+    meta = func(*_meta(args, op), **_meta(kwargs, op))  # PyTorch's shapes, dtypes and errors
+    bound = op.bind(args, kwargs)
+    if op.view is not None:
+        return _view(op, bound, meta)
+    targets = [bound[i] for i in op.outs] if op.outs else [bound[0]] if op.inplace else []
+    values = _value([b for i, b in enumerate(bound) if i not in op.outs], op)
+    call = Call(meta, _meta(values, op) if False else [_meta(b, op) for b in bound])
+    result = op.rule(call, *values)
+    for i, new in call.writes:  # arguments the op updates besides its result
+        bound[i].write(new)
+    if not targets:
+        return _wrap(result, meta, op)
+    for target, new in zip(targets, result if len(targets) > 1 else (result,)):
+        if tuple(target.shape) != tuple(new.shape) and op.outs:
+            if target.numel() == 0 and op.name == "arange":  # a factory's fresh output
+                return _wrap(new, meta, op)
+            raise NotImplementedError(f"minilazy.pytorch: aten.{op.name} with out= of "
+                                      "another shape (a resize)")
+        target.write(new if isinstance(new, ml.Tensor) else ml.asarray(new))
+    return targets[0] if len(targets) == 1 else tuple(targets)
+
+
+def _view(op: Aten, bound: list[Any], meta: Any) -> Any:
+    """A view: shares its base's storage, one step further along its chain."""
+    base = bound[0]
+    steps = op.view(Call(meta, ()), *_value(bound, op))  # type: ignore[misc]
+    if isinstance(steps, list):
+        return [_viewed(base, s) for s in steps]
+    return _viewed(base, steps)
+
+
+def _viewed(base: LazyTensor, step: View) -> LazyTensor:
+    if step is IDENTITY:
+        return LazyTensor(base.value, base.storage_, base.views_)
+    return LazyTensor(step.get(base.value), base.storage_, base.views_ + (step,))
+
+
+def lazy_tensor(x: torch.Tensor) -> LazyTensor:
+    """A CPU tensor's value as a new lazy tensor (a transfer); ``requires_grad`` kept."""
+    if isinstance(x, LazyTensor):
+        return x
+    if x.device.type != "cpu":
+        raise ValueError(f"lazy() takes CPU tensors; this one is on {x.device}")
+    data = x.detach().resolve_conj().resolve_neg().contiguous().numpy()
+    return LazyTensor(ml.asarray(data), requires_grad=x.requires_grad)
