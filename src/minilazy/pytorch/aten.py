@@ -105,9 +105,15 @@ def ml_dtype(dtype: torch.dtype) -> Any:
 # -- helpers -----------------------------------------------------------------------------------
 
 def _to(dtype: Any, *xs: Value) -> list[Value]:
-    """Tensors cast to ``dtype`` (Python numbers stay: minilazy types them by the tensor)."""
-    return [ml.astype(x, dtype) if isinstance(x, ml.Tensor) and x.dtype != dtype else x
+    """Tensors cast to ``dtype``; Python numbers stay (minilazy types them by the tensor), but
+    an integer wraps into an integer ``dtype`` as in PyTorch (``uint8 + -1`` adds 255)."""
+    return [ml.astype(x, dtype) if isinstance(x, ml.Tensor) and x.dtype != dtype
+            else _wrapped(x, dtype) if type(x) is int and dtype.kind in "iu" else x
             for x in xs]
+
+
+def _wrapped(x: int, dtype: Any) -> int:
+    return int(np.array(x, np.int64).astype(dtype))
 
 
 def _set(x: ml.Tensor, key: Any, value: Value) -> ml.Tensor:
@@ -180,6 +186,14 @@ def _add(c: Call, x: Value, y: Value, alpha: Value = 1) -> Value:
 
 
 def _sub(c: Call, x: Value, y: Value, alpha: Value = 1) -> Value:
+    bools = [isinstance(v, bool) or getattr(v, "dtype", None) == ml.bool for v in (x, y)]
+    if all(bools):  # PyTorch's CPU kernel checks this, its meta kernel does not
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not "
+                           "supported. Use the `^` or `logical_xor()` operator instead.")
+    if any(bools):
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not "
+                           "supported. If you are trying to invert a mask, use the `~` or "
+                           "`logical_not()` operator instead.")
     x, y = _to(c.dtype, x, y)
     return x - (y if alpha == 1 else y * alpha)
 
@@ -292,11 +306,7 @@ REDUCTIONS: dict[str, Callable[..., Value]] = {
 
 
 def _full(c: Call, value: Value) -> ml.Tensor:
-    return ml.full(c.shape, value, dtype=c.dtype)
-
-
-def _arange(c: Call, start: Value, end: Value, step: Value = 1) -> ml.Tensor:
-    return ml.arange(start, end, step, dtype=c.dtype)
+    return ml.full(c.shape, _to(c.dtype, value)[0], dtype=c.dtype)
 
 
 def _cat(c: Call, xs: Sequence[ml.Tensor], dim: int = 0) -> ml.Tensor:
@@ -349,7 +359,7 @@ def _to_copy(c: Call, x: ml.Tensor, *rest: Any) -> ml.Tensor:
 
 def _copy(c: Call, x: ml.Tensor, src: Value, non_blocking: bool = False) -> ml.Tensor:
     return ml.broadcast_to(_to(c.dtype, src)[0], c.shape) if isinstance(src, ml.Tensor) \
-        else ml.full(c.shape, src, dtype=c.dtype)
+        else _full(c, src)
 
 
 LAYOUT: dict[str, Callable[..., Value]] = {
@@ -364,7 +374,6 @@ LAYOUT: dict[str, Callable[..., Value]] = {
     "new_empty": lambda c, *a: _full(c, 0), "new_empty_strided": lambda c, *a: _full(c, 0),
     "new_zeros": lambda c, *a: _full(c, 0), "new_ones": lambda c, *a: _full(c, 1),
     "new_full": lambda c, x, size, value, *rest: _full(c, value),
-    "arange.out": lambda c, end: _arange(c, 0, end), "arange.start_out": _arange,
     "cat": _cat, "constant_pad_nd": _pad,
     "flip": lambda c, x, dims: ml.flip(x, axis=tuple(dims)),
     "roll": lambda c, x, shifts, dims=(): ml.roll(x, tuple(shifts), axis=tuple(dims) or None),
@@ -476,8 +485,9 @@ def _batch_norm(c: Call, x: ml.Tensor, w: ml.Tensor | None, b: ml.Tensor | None,
     y = (x - _channels(x, mean)) * _channels(x, invstd)
     y = y if w is None else y * _channels(x, w)
     y = y if b is None else y + _channels(x, b)
-    empty = ml.zeros((0,), dtype=x.dtype)
-    return (y, mean, invstd) if training else (y, empty, empty)
+    if c.out[1].shape[0] == 0:  # statistics PyTorch's kernel does not return (some eval modes)
+        mean = invstd = ml.zeros((0,), dtype=x.dtype)
+    return y, mean, invstd
 
 
 def _batch_norm_backward(c: Call, g: ml.Tensor, x: ml.Tensor, w: ml.Tensor | None,

@@ -60,6 +60,8 @@ def _register_device() -> torch.device:
         library = torch.library.Library("aten", "IMPL")
         library.impl("empty.memory_format", _empty, "PrivateUse1")
         library.impl("empty_strided", _empty_strided, "PrivateUse1")
+        for name in ("arange", "arange.start", "arange.start_step"):  # not arange(out=empty)
+            library.impl(name, _arange, "PrivateUse1")
         _KEEP.append(library)
     elif name != BACKEND:
         raise ImportError(f"PyTorch's spare device is already named {name!r} by another "
@@ -77,6 +79,17 @@ def _empty_strided(size: Sequence[int], stride: Sequence[int], dtype: torch.dtyp
                    layout: Any = None, device: Any = None,
                    pin_memory: Any = None) -> LazyTensor:
     return _empty(size, dtype)
+
+
+def _arange(*args: Any, dtype: torch.dtype | None = None, **kwargs: Any) -> LazyTensor:
+    """``torch.arange(..., device="minilazy")``, with the dtype and length PyTorch gives."""
+    meta = torch.arange(*args, dtype=dtype, device="meta")
+    start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    value = ml.arange(start, end, step, dtype=ml_dtype(meta.dtype))
+    if value.shape != tuple(meta.shape):
+        raise RuntimeError(f"arange{args}: minilazy makes {value.shape[0]} values, PyTorch "
+                           f"{meta.shape[0]}")
+    return LazyTensor(value)
 
 
 class Storage:
@@ -192,7 +205,8 @@ class Aten:
         ('add', True, True)
     """
 
-    __slots__ = ("defaults", "func", "inplace", "name", "names", "outs", "rule", "view")
+    __slots__ = ("defaults", "func", "inplace", "name", "names", "outs", "rule", "scalars",
+                 "view")
     cache: dict[Any, Aten] = {}
 
     def __init__(self, func: torch._ops.OpOverload) -> None:
@@ -205,6 +219,8 @@ class Aten:
         self.defaults = [a.default_value if a.has_default_value() else None
                          for a in schema.arguments]
         self.outs = [i for i, a in enumerate(schema.arguments) if a.is_out]
+        self.scalars = frozenset(i for i, a in enumerate(schema.arguments)
+                                 if str(a.type) in ("Scalar", "Optional[Scalar]"))
         key = f"{self.name}.{func._overloadname}"
         self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
         self.rule = ATEN.get(key) or ATEN.get(self.name)
@@ -222,6 +238,23 @@ class Aten:
             return list(args)
         return list(args) + [kwargs.get(n, d) for n, d in
                              zip(self.names[len(args):], self.defaults[len(args):])]
+
+
+# The meta results of each op by its arguments' signature: PyTorch's meta kernels cost 50 to 300
+# us a call (many are Python), a lookup 2 us. A Python number that the schema types ``Scalar``
+# counts by its type (its value never changes a result's shape or dtype): a changing learning
+# rate is one entry.
+METAS: dict[Any, tuple[Any, list[Any]]] = {}
+METAS_KEPT = 4096
+
+
+def _signature(a: Any) -> Any:
+    """What of an argument the meta result depends on."""
+    if isinstance(a, torch.Tensor):
+        return (a.shape, a.dtype, a.device.type)
+    if isinstance(a, list | tuple):
+        return tuple(_signature(x) for x in a)
+    return a
 
 
 def _meta(a: Any, op: Aten) -> Any:
@@ -324,13 +357,22 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
     if op.rule is None and op.view is None:
         raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
                                   f"({func}); see minilazy.pytorch.aten.ATEN")
-    meta = func(*_meta(args, op), **_meta(kwargs, op))  # PyTorch's shapes, dtypes and errors
     bound = op.bind(args, kwargs)
+    key = (func, tuple(type(b) if i in op.scalars else _signature(b)
+                       for i, b in enumerate(bound)))
+    known = METAS.get(key)
+    if known is None:  # PyTorch's shapes, dtypes and errors, from its meta kernels
+        metas = {k: _meta(v, op) for k, v in kwargs.items()}
+        known = func(*_meta(args, op), **metas), [_meta(b, op) for b in bound[:2]]
+        if len(METAS) >= METAS_KEPT:
+            METAS.clear()
+        METAS[key] = known
+    meta, metas = known
     if op.view is not None:
         return _view(op, bound, meta)
     targets = [bound[i] for i in op.outs] if op.outs else [bound[0]] if op.inplace else []
     values = _value([b for i, b in enumerate(bound) if i not in op.outs], op)
-    call = Call(meta, _meta(values, op) if False else [_meta(b, op) for b in bound])
+    call = Call(meta, metas)
     result = op.rule(call, *values)
     for i, new in call.writes:  # arguments the op updates besides its result
         bound[i].write(new)
@@ -338,8 +380,6 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
         return _wrap(result, meta, op)
     for target, new in zip(targets, result if len(targets) > 1 else (result,)):
         if tuple(target.shape) != tuple(new.shape) and op.outs:
-            if target.numel() == 0 and op.name == "arange":  # a factory's fresh output
-                return _wrap(new, meta, op)
             raise NotImplementedError(f"minilazy.pytorch: aten.{op.name} with out= of "
                                       "another shape (a resize)")
         target.write(new if isinstance(new, ml.Tensor) else ml.asarray(new))

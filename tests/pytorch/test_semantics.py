@@ -1,0 +1,216 @@
+"""PyTorch's semantics on minilazy.pytorch, against PyTorch eager on the CPU: type promotion,
+integer division, views and writes through them, autograd flags, errors, observation and
+laziness (read through ml.metrics())."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+
+import minilazy as ml  # noqa: E402
+from minilazy.pytorch import ATEN, VIEWS, lazy, mark_step  # noqa: E402
+
+DTYPES = [torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64,
+          torch.float32, torch.float64]
+BINARY = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+          "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod,
+          "eq": operator.eq, "lt": operator.lt, "ge": operator.ge, "maximum": torch.maximum,
+          "where": lambda a, b: torch.where(a > 1, a, b) if isinstance(b, torch.Tensor)
+          else torch.where(a > 1, a, b)}
+
+
+def _tensor(dtype, data):
+    values = np.asarray(data, np.float64)
+    if dtype == torch.bool:
+        return torch.from_numpy(values > 0)
+    if not dtype.is_floating_point:
+        info = torch.iinfo(dtype)
+        values = np.clip(np.round(values), max(info.min, -100), min(info.max, 100))
+    return torch.from_numpy(values).to(dtype)
+
+
+def _same(got, want):
+    assert isinstance(got, torch.Tensor) and got.device.type == "minilazy"
+    assert got.dtype == want.dtype and got.shape == want.shape
+    torch.testing.assert_close(got.cpu(), want, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+# XLA on the CPU flushes subnormal numbers to zero (PyTorch and NumPy do not): not drawn
+values = st.lists(st.floats(-50, 50, allow_nan=False, allow_subnormal=False), min_size=3,
+                  max_size=3)
+
+
+@settings(deadline=None, max_examples=60)
+@given(op=st.sampled_from(sorted(BINARY)), a=st.sampled_from(DTYPES),
+       b=st.sampled_from(DTYPES + [int, float, bool]), xs=values, ys=values)
+def test_binary_ops_promote_and_compute_as_pytorch(op, a, b, xs, ys):
+    f = BINARY[op]
+    x = _tensor(a, xs)
+    y = b(ys[0]) if b in (int, float, bool) else _tensor(b, ys)
+    if op in ("floordiv", "mod") and not torch.is_floating_point(torch.as_tensor(f(x, 1))):
+        # integer division by zero: PyTorch raises on the CPU, XLA gives a number; not tested
+        y = y if isinstance(y, torch.Tensor) else y
+        if (torch.as_tensor(y) == 0).any():
+            return
+    try:
+        want = f(x, y)
+    except (RuntimeError, TypeError) as error:
+        with pytest.raises(type(error)):
+            f(lazy(x), lazy(y) if isinstance(y, torch.Tensor) else y)
+        return
+    _same(f(lazy(x), lazy(y) if isinstance(y, torch.Tensor) else y), want)
+
+
+def test_promotion_examples_from_the_issue():
+    i = lazy(torch.tensor([1, 2, 3], dtype=torch.int32))
+    assert (i + 1.5).dtype == torch.float32  # NumPy 2 would say float64
+    assert (i / 2).dtype == torch.float32 and (i / 2).tolist() == [0.5, 1.0, 1.5]
+    assert (i // 2).tolist() == [0, 1, 1] and (-i // 2).tolist() == [-1, -1, -2]
+    assert torch.div(-i, 2, rounding_mode="trunc").tolist() == [0, -1, -1]
+    assert (i + torch.tensor(2.0, dtype=torch.float64)).dtype == torch.float64  # 0-d CPU
+    assert (lazy(torch.ones(2)) + torch.tensor(2.0, dtype=torch.float64)).dtype == torch.float32
+
+
+def test_in_place_op_that_would_narrow_is_refused_as_in_pytorch():
+    i = lazy(torch.tensor([1, 2], dtype=torch.int32))
+    with pytest.raises(RuntimeError, match="in-place|cast"):
+        i.add_(1.5)
+    assert i.tolist() == [1, 2]
+
+
+@settings(deadline=None, max_examples=40)
+@given(rows=st.integers(2, 4), cols=st.integers(2, 5), data=st.data())
+def test_writes_through_views_reach_the_base_and_every_view(rows, cols, data):
+    base = torch.arange(rows * cols, dtype=torch.float32).reshape(rows, cols)
+    mine = lazy(base.clone())
+    i = data.draw(st.integers(0, rows - 1))
+    j0 = data.draw(st.integers(0, cols - 1))
+    views = {
+        "select": lambda t: t[i],
+        "slice": lambda t: t[:, j0:],
+        "step": lambda t: t[::2],
+        "transpose": lambda t: t.t(),
+        "view": lambda t: t.view(-1),
+        "unsqueeze": lambda t: t.unsqueeze(0)[0],
+        "chain": lambda t: t.t()[j0][: i + 1],
+        "split": lambda t: t.split(1, dim=1)[j0],
+        "detach": lambda t: t.detach(),
+    }
+    name = data.draw(st.sampled_from(sorted(views)))
+    write = data.draw(st.sampled_from(["mul_", "add_", "zero_", "copy_", "fill_"]))
+    other = data.draw(st.sampled_from(sorted(views)))
+    results = []
+    for t in (base, mine):
+        v, w = views[name](t), views[other](t)  # w: a second view, read after the write
+        if write == "copy_":
+            v.copy_(torch.full(v.shape[-1:], 7.0).to(t.device))  # broadcast, from the host
+        elif write == "fill_":
+            v.fill_(-1.0)
+        elif write == "zero_":
+            v.zero_()
+        else:
+            getattr(v, write)(3)
+        results.append((t.cpu(), v.cpu(), w.cpu()))
+    for got, want in zip(results[1], results[0]):
+        torch.testing.assert_close(got, want)
+
+
+def test_views_made_before_a_write_see_it_and_clones_do_not():
+    x = lazy(torch.zeros(2, 3))
+    row, flat, copy = x[1], x.view(-1), x.clone()
+    x.add_(1)
+    row.mul_(5)
+    assert x.tolist() == [[1, 1, 1], [5, 5, 5]]
+    assert flat.tolist() == [1, 1, 1, 5, 5, 5] and copy.tolist() == [[0] * 3] * 2
+    with pytest.raises(RuntimeError, match="single memory location"):
+        x[0].expand(4, 3).add_(1)  # as PyTorch: writing an expanded view is refused
+
+
+def test_gradients_and_requires_grad_as_pytorch():
+    w0 = torch.randn(3, 2)
+    x0 = torch.randn(4, 3)
+    grads = []
+    for move in (lambda t: t, lazy):
+        w = move(w0.clone()).requires_grad_(True)
+        x = move(x0.clone())
+        with torch.no_grad():
+            frozen = w * 2
+        assert not frozen.requires_grad and w.requires_grad
+        y = torch.tanh(x @ w).sum(dim=0).pow(2).mean()
+        assert y.requires_grad and y.grad_fn is not None
+        y.backward()
+        grads.append(w.grad.cpu())
+    torch.testing.assert_close(grads[1], grads[0])
+
+
+def test_observations_are_pytorch_methods():
+    x = lazy(torch.tensor([[1.5, 2.0], [3.0, 4.0]]))
+    cpu = x.cpu()
+    assert type(cpu) is torch.Tensor and cpu.device.type == "cpu"
+    assert x.tolist() == [[1.5, 2.0], [3.0, 4.0]] and x[0, 0].item() == 1.5
+    assert isinstance(x.numpy(), np.ndarray) and float(x.sum()) == 10.5 and bool(x[1, 1] > 3)
+    assert "device='minilazy:0'" in repr(x) and "tensor([[1.5" in str(x)
+    w = lazy(torch.ones(2)).requires_grad_(True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        w.numpy()  # as PyTorch: detach first
+
+
+def test_factories_on_the_device_are_lazy():
+    x = lazy(torch.ones(3))
+    before = ml.metrics()
+    made = [torch.arange(5, device=x.device), torch.zeros(2, 2, device=x.device),
+            torch.ones(3, dtype=torch.int32, device="minilazy"),
+            torch.full((2,), 7.0, device=x.device), torch.tril(torch.ones(3, 3, device=x.device))]
+    assert all(t.device.type == "minilazy" for t in made)
+    assert ml.metrics().executions == before.executions  # recorded, not run
+    assert [t.cpu().tolist() for t in made] == [
+        [0, 1, 2, 3, 4], [[0.0, 0.0], [0.0, 0.0]], [1, 1, 1], [7.0, 7.0],
+        [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0], [1.0, 1.0, 1.0]]]
+    assert made[2].dtype == torch.int32 and made[0].dtype == torch.int64
+
+
+def test_recording_is_lazy_and_mark_step_runs_everything_once():
+    x = lazy(torch.randn(4, 4))
+    before = ml.metrics()
+    ys = [torch.relu(x @ x + i) for i in range(3)]
+    now = ml.metrics()
+    assert now.executions == before.executions and now.ops_recorded > before.ops_recorded
+    mark_step()
+    assert ml.metrics().executions == before.executions + 1
+    for i, y in enumerate(ys):
+        ref = torch.relu(x.cpu() @ x.cpu() + i)
+        torch.testing.assert_close(y.cpu(), ref)
+
+
+def test_errors_are_pytorch_errors_at_the_call_and_lose_nothing():
+    x = lazy(torch.ones(2, 3))
+    pending = x * 4
+    with pytest.raises(RuntimeError, match=r"broadcast|must match"):
+        x + lazy(torch.ones(4))
+    with pytest.raises(RuntimeError, match="same device"):
+        x + torch.ones(2, 3)  # a CPU tensor that is not a scalar
+    with pytest.raises(NotImplementedError, match="no rule for aten.cumprod"):
+        x.cumprod(0)  # no rule: a clear error naming the op, never a wrong value
+    with pytest.raises(IndexError):
+        x[5]
+    assert pending.tolist() == [[4.0] * 3] * 2  # other pending work still materialises
+
+
+def test_max_pool_indices_are_refused_not_wrong():
+    x = lazy(torch.randn(1, 1, 4, 4))
+    out, idx = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
+    assert out.shape == (1, 1, 2, 2)
+    with pytest.raises(NotImplementedError, match="indices of max_pool2d"):
+        idx.tolist()
+
+
+def test_tables_name_aten_ops():
+    for name in [*ATEN, *VIEWS]:
+        packet = name.split(".")[0]
+        assert hasattr(torch.ops.aten, packet), name
