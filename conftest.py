@@ -38,3 +38,7 @@ for _module in ("tinygrad_adapter", "mlx_adapter"):
         importlib.import_module(f"minilazy.conformance.adapters.{_module}")
     except ImportError:
         collect_ignore.append(f"{ADAPTERS}/{_module}.py")
+
+# minilazy.pytorch needs the torch extra: its examples run where torch is installed.
+if importlib.util.find_spec("torch") is None:
+    collect_ignore.append("src/minilazy/pytorch")

@@ -60,6 +60,8 @@ def test_binary_ops_promote_and_compute_as_pytorch(op, a, b, xs, ys):
             return
     try:
         want = f(x, y)
+    except NotImplementedError:  # no CPU kernel for the dtype (bool // bool): a value is fine
+        return
     except (RuntimeError, TypeError) as error:
         with pytest.raises(type(error)):
             f(lazy(x), lazy(y) if isinstance(y, torch.Tensor) else y)
@@ -206,7 +208,7 @@ def test_max_pool_indices_are_refused_not_wrong():
     x = lazy(torch.randn(1, 1, 4, 4))
     out, idx = torch.nn.functional.max_pool2d(x, 2, return_indices=True)
     assert out.shape == (1, 1, 2, 2)
-    with pytest.raises(NotImplementedError, match="indices of max_pool2d"):
+    with pytest.raises(NotImplementedError, match="max_pool2d_with_indices result"):
         idx.tolist()
 
 

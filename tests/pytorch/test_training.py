@@ -100,7 +100,7 @@ def test_training_matches_eager_and_compiles_once(model, optimizer):
         OPTIMIZERS[optimizer](mine.parameters())
     g = torch.Generator().manual_seed(1)
     compiles = []
-    for step in range(5):
+    for _ in range(5):
         for opt in (opt_eager, opt_mine):  # a new learning rate each step: a parameter
             opt.param_groups[0]["lr"] *= 0.9
         x, y = _data(model, g)  # new data each step

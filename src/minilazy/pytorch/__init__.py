@@ -27,8 +27,9 @@ from typing import TypeVar
 import torch
 
 import minilazy as ml
-from minilazy.pytorch.aten import ATEN, VIEWS
+from minilazy.pytorch.aten import ATEN
 from minilazy.pytorch.tensor import DEVICE, LazyTensor, lazy_tensor
+from minilazy.pytorch.views import VIEWS
 
 __all__ = ["ATEN", "DEVICE", "VIEWS", "LazyTensor", "lazy", "mark_step"]
 

@@ -24,14 +24,14 @@ Example:
     >>> from minilazy.pytorch import lazy, mark_step
     >>> x = lazy(torch.arange(6.0).reshape(2, 3))
     >>> row = x[1]
-    >>> row.mul_(10)            # a write through a view: recorded, not run
+    >>> _ = row.mul_(10)        # a write through a view: recorded, not run
     >>> x.sum().item()          # an observation: x sees the write
     123.0
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,13 +39,14 @@ import torch
 from torch.utils import backend_registration
 
 import minilazy as ml
-from minilazy.pytorch.aten import ATEN, IDENTITY, VIEWS, Call, View, ml_dtype
+from minilazy.pytorch.aten import Aten
+from minilazy.pytorch.calls import Call, View, ml_dtype
+from minilazy.pytorch.views import IDENTITY
 
 BACKEND = "minilazy"
 TORCH_DTYPES = {np.dtype(ml_dtype(t)): t for t in (
     torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
     torch.float32, torch.float64, torch.complex64, torch.complex128)}
-_KEEP: list[Any] = []  # the device's registrations live as long as their library object
 
 
 def _register_device() -> torch.device:
@@ -57,12 +58,10 @@ def _register_device() -> torch.device:
     name = torch._C._get_privateuse1_backend_name()
     if name == "privateuseone":  # a device guard, hooks and module of PyTorch's own
         backend_registration._setup_privateuseone_for_python_backend(rename=BACKEND)
-        library = torch.library.Library("aten", "IMPL")
-        library.impl("empty.memory_format", _empty, "PrivateUse1")
-        library.impl("empty_strided", _empty_strided, "PrivateUse1")
+        torch.library.impl("aten::empty.memory_format", BACKEND, _empty)
+        torch.library.impl("aten::empty_strided", BACKEND, _empty_strided)
         for name in ("arange", "arange.start", "arange.start_step"):  # not arange(out=empty)
-            library.impl(name, _arange, "PrivateUse1")
-        _KEEP.append(library)
+            torch.library.impl(f"aten::{name}", BACKEND, _arange)
     elif name != BACKEND:
         raise ImportError(f"PyTorch's spare device is already named {name!r} by another "
                           "library; minilazy.pytorch needs it")
@@ -97,7 +96,7 @@ class Storage:
 
     __slots__ = ("value", "version")
 
-    def __init__(self, value: ml.Tensor | None) -> None:
+    def __init__(self, value: ml.Tensor) -> None:
         self.value, self.version = value, 0
 
 
@@ -118,23 +117,23 @@ class LazyTensor(torch.Tensor):
 
     storage_: Storage
     views_: tuple[View, ...]
-    value_: ml.Tensor | None
+    value_: ml.Tensor
     seen_: int
+    missing_: str  # what this tensor would be, where minilazy does not compute it
 
     @staticmethod
-    def __new__(cls, value: ml.Tensor | None, storage: Storage | None = None,
+    def __new__(cls, value: ml.Tensor, storage: Storage | None = None,
                 views: tuple[View, ...] = (), requires_grad: bool = False,
-                meta: torch.Tensor | None = None) -> LazyTensor:
-        shape, dtype = (meta.shape, meta.dtype) if meta is not None else \
-            (value.shape, TORCH_DTYPES[np.dtype(value.dtype)])  # type: ignore[union-attr]
-        t = torch.Tensor._make_wrapper_subclass(cls, shape, dtype=dtype, device=DEVICE,
+                missing: str = "") -> LazyTensor:
+        t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE,
+                                                dtype=TORCH_DTYPES[np.dtype(value.dtype)],
                                                 requires_grad=requires_grad)
         t.storage_ = storage if storage is not None else Storage(value)
-        t.views_, t.value_, t.seen_ = views, value, t.storage_.version
+        t.views_, t.value_, t.seen_, t.missing_ = views, value, t.storage_.version, missing
         return t
 
     @property
-    def value(self) -> ml.Tensor | None:
+    def value(self) -> ml.Tensor:
         """The current value: read again from the base when a write has made it stale."""
         if self.seen_ != self.storage_.version:
             v = self.storage_.value
@@ -169,7 +168,7 @@ class LazyTensor(torch.Tensor):
         """The value as nested Python lists (a barrier)."""
         return self.detach().cpu().tolist()
 
-    def __repr__(self, *, tensor_contents: Any = None) -> str:
+    def __repr__(self, *args: Any, **kwargs: Any) -> str:
         text = repr(self.detach().cpu())  # an observation: printing reads the value
         tail = f", device='{self.device}'"
         if self.grad_fn is not None:
@@ -194,50 +193,6 @@ TAKES_HOST = frozenset({"copy", "index", "index_put"})
 # The results of an op that minilazy does not compute (max_pool2d's indices): reading one is an
 # error, passing it back to the op's backward is not.
 MISSING_OK = frozenset({"max_pool2d_with_indices_backward"})
-
-
-class Aten:
-    """What is known of one aten overload, worked out once: its rule and how it writes.
-
-    Example:
-        >>> op = Aten.of(torch.ops.aten.add_.Tensor)
-        >>> op.name, op.inplace, op.rule is ATEN["add"]
-        ('add', True, True)
-    """
-
-    __slots__ = ("defaults", "func", "inplace", "name", "names", "outs", "rule", "scalars",
-                 "view")
-    cache: dict[Any, Aten] = {}
-
-    def __init__(self, func: torch._ops.OpOverload) -> None:
-        schema, packet = func._schema, func.overloadpacket.__name__
-        first = schema.arguments[0].alias_info if schema.arguments else None
-        self.func = func
-        self.inplace = packet.endswith("_") and first is not None and first.is_write
-        self.name = packet[:-1] if self.inplace else packet
-        self.names = [a.name for a in schema.arguments]
-        self.defaults = [a.default_value if a.has_default_value() else None
-                         for a in schema.arguments]
-        self.outs = [i for i, a in enumerate(schema.arguments) if a.is_out]
-        self.scalars = frozenset(i for i, a in enumerate(schema.arguments)
-                                 if str(a.type) in ("Scalar", "Optional[Scalar]"))
-        key = f"{self.name}.{func._overloadname}"
-        self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
-        self.rule = ATEN.get(key) or ATEN.get(self.name)
-
-    @classmethod
-    def of(cls, func: torch._ops.OpOverload) -> Aten:
-        op = cls.cache.get(func)
-        if op is None:
-            op = cls.cache[func] = cls(func)
-        return op
-
-    def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
-        """The arguments in schema order, defaults filled in."""
-        if not kwargs and len(args) == len(self.names):
-            return list(args)
-        return list(args) + [kwargs.get(n, d) for n, d in
-                             zip(self.names[len(args):], self.defaults[len(args):])]
 
 
 # The meta results of each op by its arguments' signature: PyTorch's meta kernels cost 50 to 300
@@ -275,12 +230,12 @@ def _meta(a: Any, op: Aten) -> Any:
 def _value(a: Any, op: Aten) -> Any:
     """An argument as a rule computes with it: a minilazy tensor, or a Python number."""
     if isinstance(a, LazyTensor):
-        v = a.value
-        if v is None and op.name not in MISSING_OK:
-            raise NotImplementedError(f"minilazy.pytorch does not compute this tensor (the "
-                                      f"indices of max_pool2d), so aten.{op.name} cannot read "
-                                      "it")
-        return v
+        if a.missing_:
+            if op.name in MISSING_OK:
+                return None
+            raise NotImplementedError(f"minilazy.pytorch does not compute {a.missing_}, so "
+                                      f"aten.{op.name} cannot read it")
+        return a.value
     if isinstance(a, torch.Tensor):  # on the host: a 0-d one is a scalar parameter
         return a.item() if a.ndim == 0 else ml.asarray(a.detach().numpy())
     if isinstance(a, list | tuple):
@@ -291,8 +246,9 @@ def _value(a: Any, op: Aten) -> Any:
 def _wrap(value: Any, meta: Any, op: Aten) -> Any:
     """A rule's result as lazy tensors of the meta result's shapes and dtypes."""
     if isinstance(meta, torch.Tensor):
-        if value is None:  # a result minilazy does not compute
-            return LazyTensor(None, meta=meta)
+        if value is None:  # a result minilazy does not compute (a placeholder of its shape)
+            zeros = ml.zeros(tuple(meta.shape), dtype=ml_dtype(meta.dtype))
+            return LazyTensor(zeros, missing=f"the {op.name} result {tuple(meta.shape)}")
         if not isinstance(value, ml.Tensor):
             value = ml.asarray(value)
         dtype = ml_dtype(meta.dtype)
@@ -343,9 +299,9 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
 
     Example:
         >>> import torch
-        >>> from minilazy.pytorch import lazy
+        >>> from minilazy.pytorch import lazy, tensor
         >>> x = lazy(torch.tensor([1.0, 2.0]))
-        >>> dispatch(torch.ops.aten.mul.Tensor, (x, 3), {}).tolist()
+        >>> tensor.dispatch(torch.ops.aten.mul.Tensor, (x, 3), {}).tolist()
         [3.0, 6.0]
     """
     if func.overloadpacket.__name__.startswith("_foreach_"):
@@ -354,7 +310,8 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
     if observed:
         return result
     op = Aten.of(func)
-    if op.rule is None and op.view is None:
+    rule, view = op.rule, op.view
+    if rule is None and view is None:
         raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
                                   f"({func}); see minilazy.pytorch.aten.ATEN")
     bound = op.bind(args, kwargs)
@@ -362,18 +319,19 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
                        for i, b in enumerate(bound)))
     known = METAS.get(key)
     if known is None:  # PyTorch's shapes, dtypes and errors, from its meta kernels
-        metas = {k: _meta(v, op) for k, v in kwargs.items()}
-        known = func(*_meta(args, op), **metas), [_meta(b, op) for b in bound[:2]]
+        meta_kwargs = {k: _meta(v, op) for k, v in kwargs.items()}
+        known = func(*_meta(args, op), **meta_kwargs), [_meta(b, op) for b in bound[:2]]
         if len(METAS) >= METAS_KEPT:
             METAS.clear()
         METAS[key] = known
     meta, metas = known
-    if op.view is not None:
-        return _view(op, bound, meta)
+    if view is not None:
+        return _view(view, op, bound, meta)
+    assert rule is not None
     targets = [bound[i] for i in op.outs] if op.outs else [bound[0]] if op.inplace else []
     values = _value([b for i, b in enumerate(bound) if i not in op.outs], op)
     call = Call(meta, metas)
-    result = op.rule(call, *values)
+    result = rule(call, *values)
     for i, new in call.writes:  # arguments the op updates besides its result
         bound[i].write(new)
     if not targets:
@@ -386,10 +344,10 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
     return targets[0] if len(targets) == 1 else tuple(targets)
 
 
-def _view(op: Aten, bound: list[Any], meta: Any) -> Any:
+def _view(view: Callable[..., View | list[View]], op: Aten, bound: list[Any], meta: Any) -> Any:
     """A view: shares its base's storage, one step further along its chain."""
     base = bound[0]
-    steps = op.view(Call(meta, ()), *_value(bound, op))  # type: ignore[misc]
+    steps = view(Call(meta, ()), *_value(bound, op))
     if isinstance(steps, list):
         return [_viewed(base, s) for s in steps]
     return _viewed(base, steps)
