@@ -66,6 +66,9 @@ nb_execution_mode = "force"  # every build runs every tutorial: the course can n
 nb_execution_raise_on_error = True  # a failing cell fails the build
 nb_execution_show_tb = True  # and says why, in the build log
 nb_execution_timeout = 300  # seconds per notebook (they take a few)
+# Tutorial 12 runs PyTorch (the torch extra); without it the page shows its code, and says so.
+nb_execution_excludepatterns = [] if importlib.util.find_spec("torch") else [
+    "tutorials/12_how_pytorch_xla_works.md"]
 nb_merge_streams = True
 
 # -- API reference -----------------------------------------------------------------------------

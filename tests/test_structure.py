@@ -45,6 +45,7 @@ MAY_IMPORT = {
     "optim": {"core", "api"},
     "nn": {"core", "api", "random"},
     "demo": {"minilazy"},                   # a user of the public face only
+    "pytorch": {"minilazy"},                # PyTorch's tensors on the public face (torch extra)
 }
 FACES = {"__init__", "__main__", "launch", "optim", "random"}  # the top level's modules
 JAX_ALLOWED = {"core.lowering", "core.runtime", "persist.executables", "scaleout.processes",
