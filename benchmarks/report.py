@@ -16,8 +16,8 @@ from typing import Any
 from harness import fmt_time
 from systems import SYSTEMS
 
-SYSTEM_ORDER = ("minilazy", "minilazy-special", "minilazy-captured", "numpy", "jax", "jax-jit",
-                "torch-lazy", "torch-xla", "torch")
+SYSTEM_ORDER = ("minilazy", "minilazy-special", "minilazy-captured", "minilazy-torch", "numpy",
+                "jax", "jax-jit", "torch-lazy", "torch-xla", "torch")
 THREAD_TITLES = {"one": "One thread (taskset -c 0; XLA, torch, OpenMP, OpenBLAS at 1 thread)",
                  "default": "Default threads (all {cpus} CPUs, every library's own default)"}
 

@@ -53,6 +53,7 @@ For steadier numbers run it with ``nice -n -20`` on an idle machine.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import dataclasses
 import json
 import os
@@ -149,6 +150,8 @@ def system_specs(ids: Sequence[str], peers: Path) -> list[SystemSpec]:
             python, env = ltc, {}
         elif sid == "torch-xla":
             python, env = xla, {"PJRT_DEVICE": "CPU"}
+        elif sid == "minilazy-torch" and importlib.util.find_spec("torch") is None:
+            python, env = "(this Python, with the torch extra)", {}
         else:  # the cold row times compiling: no program from an earlier run's persistent
             # cache (benchmarks/persistent_cache.py measures that)
             python, env = sys.executable, {"MINILAZY_CACHE_DIR": ""}

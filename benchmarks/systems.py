@@ -916,6 +916,40 @@ class TorchXlaSystem(TorchSystem):
         return len(IR_NODE.findall(self.xla._XLAC._get_xla_tensors_text(outputs)))
 
 
+class MinilazyTorchSystem(TorchSystem):
+    """The peers' PyTorch code, unmodified, on ``minilazy.pytorch`` (device ``minilazy``)."""
+
+    id = "minilazy-torch"
+    label = "minilazy.pytorch"
+    lazy = True
+
+    def make_device(self) -> Any:
+        import minilazy as ml
+        import minilazy.pytorch
+
+        self.ml, self.pytorch = ml, minilazy.pytorch
+        return minilazy.pytorch.DEVICE
+
+    def versions(self) -> dict[str, str]:
+        return {**super().versions(), "minilazy": self.ml.__version__}
+
+    def barrier(self) -> None:
+        self.pytorch.mark_step()
+
+    def wait(self, t: Array) -> None:
+        if t is not None:
+            self.ml.wait(t.value)
+
+    def compiles(self) -> int:
+        return self.ml.metrics().compiles
+
+    def recording(self) -> contextlib.AbstractContextManager[Any]:
+        return self.ml.policy(max_pending_nodes=10**9)  # no auto-cut in a timed loop
+
+    def graph_nodes(self, outputs: list[Array]) -> int:
+        return int(self.ml.graph(*[t.value for t in outputs]).num_nodes)
+
+
 SYSTEMS: dict[str, type[System]] = {s.id: s for s in (
     MinilazySystem, MinilazySpecialSystem, MinilazyCapturedSystem, NumpySystem, JaxSystem,
-    JaxJitSystem, TorchSystem, TorchLazySystem, TorchXlaSystem)}
+    JaxJitSystem, TorchSystem, TorchLazySystem, TorchXlaSystem, MinilazyTorchSystem)}
