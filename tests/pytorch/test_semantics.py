@@ -216,3 +216,19 @@ def test_tables_name_aten_ops():
     for name in [*ATEN, *VIEWS]:
         packet = name.split(".")[0]
         assert hasattr(torch.ops.aten, packet), name
+
+
+@pytest.mark.parametrize("call", [lambda t: t.max(), lambda t: t.amin(), lambda t: t.argmax(),
+                                  lambda t: t.argmax(1), lambda t: t.max(1), lambda t: t.amax(1)])
+def test_reductions_without_identity_refuse_no_elements_as_pytorch(call):
+    host = torch.zeros(2, 0)
+    with pytest.raises(Exception) as expected:
+        call(host)
+    with pytest.raises(type(expected.value)):
+        call(lazy(host))
+
+
+def test_eye_and_unsigned_dtypes_on_the_device():
+    assert torch.eye(3, 2, device="minilazy").tolist() == torch.eye(3, 2).tolist()
+    u = lazy(torch.tensor([1, 2], dtype=torch.uint16))
+    assert u.dtype == torch.uint16 and (u * 3).cpu().tolist() == [3, 6]

@@ -113,7 +113,16 @@ ELEMENTWISE: dict[str, Callable[..., Value]] = {
     "le": compare(ml.less_equal), "gt": compare(ml.greater), "ge": compare(ml.greater_equal),
     "logical_not": lambda c, x: ml.logical_not(x), "logical_and": arith(ml.logical_and),
     "logical_or": arith(ml.logical_or), "isnan": lambda c, x: ml.isnan(x),
-    "bitwise_not": arith(ml.bitwise_invert),
+    "bitwise_not": arith(ml.bitwise_invert), "bitwise_and": arith(ml.bitwise_and),
+    "bitwise_or": arith(ml.bitwise_or), "bitwise_xor": arith(ml.bitwise_xor),
+    "logical_xor": lambda c, x, y: ml.logical_xor(x, y), "atan2": arith(ml.atan2),
+    "isinf": lambda c, x: ml.isinf(x), "isfinite": lambda c, x: ml.isfinite(x),
+    "log2": arith(ml.log2), "log10": arith(ml.log10), "tan": arith(ml.tan),
+    "asin": arith(ml.asin), "acos": arith(ml.acos), "atan": arith(ml.atan),
+    "sinh": arith(ml.sinh), "cosh": arith(ml.cosh), "asinh": arith(ml.asinh),
+    "acosh": arith(ml.acosh), "atanh": arith(ml.atanh), "square": arith(ml.square),
+    "fmod": arith(lambda x, y: x - ml.trunc(x / y) * y if x.dtype.kind == "f" else
+                  ml.where((x % y != 0) & ((x < 0) != (y < 0)), x % y - y, x % y)),
 }
 
 # -- reductions and products -------------------------------------------------------------------
@@ -125,6 +134,24 @@ def _var(f: Callable[..., ml.Tensor]) -> Callable[..., Value]:
         return f(*to(c.dtype, x), axis=dims(dim, x.ndim), keepdims=bool(keepdim),
                  correction=1 if correction is None else correction)
     return rule
+
+
+def _nonempty(name: str, rule: Callable[..., Value]) -> Callable[..., Value]:
+    """A reduction with no identity (max, argmax): over no elements it is an error, as in
+    PyTorch's kernels (its meta kernels do not check)."""
+    def checked(c: Call, x: ml.Tensor, dim: Any = None, *rest: Any) -> Value:
+        if x.size == 0:
+            axes = dims(dim, x.ndim)
+            if axes is None:
+                kind = IndexError if name.startswith("arg") else RuntimeError
+                raise kind(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+            for d in axes:
+                if x.shape[d] == 0:
+                    raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
+                                     "size.")
+        return rule(c, x, dim, *rest)
+    return checked
 
 
 def _max_dim(f: Callable[..., ml.Tensor], arg: Callable[..., ml.Tensor]) -> Callable[..., Value]:
@@ -157,12 +184,16 @@ REDUCTIONS: dict[str, Callable[..., Value]] = {
     "sum.default": lambda c, x, dtype=None: ml.sum(to(c.dtype, x)[0]),
     "mean.default": lambda c, x, dtype=None: ml.mean(to(c.dtype, x)[0]),
     "prod.default": lambda c, x, dtype=None: ml.prod(to(c.dtype, x)[0]),
-    "amax": _reduce(ml.max), "amin": _reduce(ml.min), "max": _reduce(ml.max),
-    "min": _reduce(ml.min), "any": _reduce(ml.any), "all": _reduce(ml.all),
+    "amax": _nonempty("amax", _reduce(ml.max)), "amin": _nonempty("amin", _reduce(ml.min)),
+    "max": _nonempty("max", _reduce(ml.max)), "min": _nonempty("min", _reduce(ml.min)),
+    "any": _reduce(ml.any), "all": _reduce(ml.all),
     "logsumexp": _reduce(ml.logsumexp),
-    "max.dim": _max_dim(ml.max, ml.argmax), "min.dim": _max_dim(ml.min, ml.argmin),
-    "argmax": lambda c, x, dim=None, keepdim=False: ml.argmax(x, axis=dim, keepdims=keepdim),
-    "argmin": lambda c, x, dim=None, keepdim=False: ml.argmin(x, axis=dim, keepdims=keepdim),
+    "max.dim": _nonempty("max", _max_dim(ml.max, ml.argmax)),
+    "min.dim": _nonempty("min", _max_dim(ml.min, ml.argmin)),
+    "argmax": _nonempty("argmax", lambda c, x, dim=None, keepdim=False: ml.argmax(
+        x, axis=dim, keepdims=keepdim)),
+    "argmin": _nonempty("argmin", lambda c, x, dim=None, keepdim=False: ml.argmin(
+        x, axis=dim, keepdims=keepdim)),
     "var": _var(ml.var), "std": _var(ml.std), "linalg_vector_norm": _vector_norm,
     "cumsum": lambda c, x, dim, dtype=None: ml.cumulative_sum(to(c.dtype, x)[0], axis=dim),
     "mm": arith(ml.matmul), "bmm": arith(ml.matmul), "dot": arith(ml.matmul),

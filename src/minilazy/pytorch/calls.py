@@ -76,7 +76,8 @@ class Call:
 
 
 DTYPES: dict[torch.dtype, Any] = {
-    torch.bool: ml.bool, torch.uint8: ml.uint8, torch.int8: ml.int8, torch.int16: ml.int16,
+    torch.bool: ml.bool, torch.uint8: ml.uint8, torch.uint16: ml.uint16, torch.uint32: ml.uint32,
+    torch.uint64: ml.uint64, torch.int8: ml.int8, torch.int16: ml.int16,
     torch.int32: ml.int32, torch.int64: ml.int64, torch.float16: ml.float16,
     torch.float32: ml.float32, torch.float64: ml.float64, torch.complex64: ml.complex64,
     torch.complex128: ml.complex128}

@@ -40,13 +40,11 @@ from torch.utils import backend_registration
 
 import minilazy as ml
 from minilazy.pytorch.aten import Aten
-from minilazy.pytorch.calls import Call, View, ml_dtype
+from minilazy.pytorch.calls import DTYPES, Call, View, ml_dtype
 from minilazy.pytorch.views import IDENTITY
 
 BACKEND = "minilazy"
-TORCH_DTYPES = {np.dtype(ml_dtype(t)): t for t in (
-    torch.bool, torch.uint8, torch.int8, torch.int16, torch.int32, torch.int64, torch.float16,
-    torch.float32, torch.float64, torch.complex64, torch.complex128)}
+TORCH_DTYPES = {np.dtype(v): k for k, v in DTYPES.items()}
 
 
 def _register_device() -> torch.device:
@@ -62,6 +60,8 @@ def _register_device() -> torch.device:
         torch.library.impl("aten::empty_strided", BACKEND, _empty_strided)
         for name in ("arange", "arange.start", "arange.start_step"):  # not arange(out=empty)
             torch.library.impl(f"aten::{name}", BACKEND, _arange)
+        for name in ("eye", "eye.m"):
+            torch.library.impl(f"aten::{name}", BACKEND, _eye)
     elif name != BACKEND:
         raise ImportError(f"PyTorch's spare device is already named {name!r} by another "
                           "library; minilazy.pytorch needs it")
@@ -89,6 +89,13 @@ def _arange(*args: Any, dtype: torch.dtype | None = None, **kwargs: Any) -> Lazy
         raise RuntimeError(f"arange{args}: minilazy makes {value.shape[0]} values, PyTorch "
                            f"{meta.shape[0]}")
     return LazyTensor(value)
+
+
+def _eye(n: int, m: int | None = None, *, dtype: torch.dtype | None = None,
+         **kwargs: Any) -> LazyTensor:
+    """``torch.eye(..., device="minilazy")``."""
+    return LazyTensor(ml.eye(n, n if m is None else m,
+                             dtype=ml_dtype(dtype or torch.get_default_dtype())))
 
 
 class Storage:
@@ -120,16 +127,18 @@ class LazyTensor(torch.Tensor):
     value_: ml.Tensor
     seen_: int
     missing_: str  # what this tensor would be, where minilazy does not compute it
+    sig_: tuple[Any, ...]
 
     @staticmethod
     def __new__(cls, value: ml.Tensor, storage: Storage | None = None,
                 views: tuple[View, ...] = (), requires_grad: bool = False,
                 missing: str = "") -> LazyTensor:
         t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE,
-                                                dtype=TORCH_DTYPES[np.dtype(value.dtype)],
+                                                dtype=TORCH_DTYPES[value.dtype],
                                                 requires_grad=requires_grad)
         t.storage_ = storage if storage is not None else Storage(value)
         t.views_, t.value_, t.seen_, t.missing_ = views, value, t.storage_.version, missing
+        t.sig_ = (value.shape, t.dtype, BACKEND)  # what the meta results depend on
         return t
 
     @property
@@ -205,6 +214,8 @@ METAS_KEPT = 4096
 
 def _signature(a: Any) -> Any:
     """What of an argument the meta result depends on."""
+    if type(a) is LazyTensor:
+        return a.sig_
     if isinstance(a, torch.Tensor):
         return (a.shape, a.dtype, a.device.type)
     if isinstance(a, list | tuple):
@@ -229,6 +240,8 @@ def _meta(a: Any, op: Aten) -> Any:
 
 def _value(a: Any, op: Aten) -> Any:
     """An argument as a rule computes with it: a minilazy tensor, or a Python number."""
+    if type(a) is LazyTensor and not a.missing_:
+        return a.value
     if isinstance(a, LazyTensor):
         if a.missing_:
             if op.name in MISSING_OK:
@@ -263,18 +276,28 @@ def _wrap(value: Any, meta: Any, op: Aten) -> Any:
     return value if meta is None else meta  # a number PyTorch computed from shapes alone
 
 
-def _observe(func: torch._ops.OpOverload, args: tuple[Any, ...],
-             kwargs: dict[str, Any]) -> tuple[bool, Any]:
-    """The ops that read a value on the host: ``.item()``, ``.cpu()`` (barriers)."""
-    name = func.overloadpacket.__name__
-    if name == "_local_scalar_dense":
-        return True, _value(args[0], Aten.of(func)).item()
-    if name == "_to_copy" and torch.device(kwargs.get("device") or DEVICE).type == "cpu":
-        x = args[0]
-        data = np.array(_value(x, Aten.of(func)), copy=True)
-        out = torch.from_numpy(data).to(kwargs.get("dtype") or x.dtype)
-        return True, out
-    return False, None
+def _item(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``.item()``, ``float(x)``, ``bool(x)``: a barrier, and the value on the host."""
+    return _value(args[0], Aten.of(func)).item()
+
+
+def _to_copy(func: torch._ops.OpOverload, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """``.cpu()``, ``.to("cpu")``: a barrier, and an ordinary CPU tensor; else a cast."""
+    if torch.device(kwargs.get("device") or DEVICE).type != "cpu":
+        return _record(func, args, kwargs)
+    x = args[0]
+    data = np.array(_value(x, Aten.of(func)), copy=True)
+    return torch.from_numpy(data).to(kwargs.get("dtype") or x.dtype)
+
+
+def _alias(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``detach``, ``alias``: a new tensor on the same storage and chain.
+
+    Autograd detaches each tensor it saves for the backward pass: the commonest op of all.
+    """
+    x = args[0]
+    return LazyTensor(x.value, x.storage_, x.views_, missing=x.missing_)
 
 
 def _foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
@@ -293,6 +316,18 @@ def _foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
     return None if name.endswith("_") else results
 
 
+# Ops handled before the table, by name: observations (barriers), the cheap aliases, and every
+# ``_foreach_*`` op.
+SPECIAL: dict[str, Callable[..., Any]] = {
+    "_local_scalar_dense": _item, "_to_copy": _to_copy, "detach": _alias, "alias": _alias}
+HANDLERS: dict[Any, Callable[..., Any]] = {}  # by overload, worked out on its first call
+
+
+def _handler(func: torch._ops.OpOverload) -> Callable[..., Any]:
+    name = func.overloadpacket.__name__
+    return _foreach if name.startswith("_foreach_") else SPECIAL.get(name, _record)
+
+
 def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
              kwargs: dict[str, Any]) -> Any:
     """Record one aten op on lazy tensors (see the module's docstring for the steps).
@@ -304,19 +339,22 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
         >>> tensor.dispatch(torch.ops.aten.mul.Tensor, (x, 3), {}).tolist()
         [3.0, 6.0]
     """
-    if func.overloadpacket.__name__.startswith("_foreach_"):
-        return _foreach(func, args, kwargs)
-    observed, result = _observe(func, args, kwargs)
-    if observed:
-        return result
+    handler = HANDLERS.get(func)
+    if handler is None:
+        handler = HANDLERS[func] = _handler(func)
+    return handler(func, args, kwargs)
+
+
+def _record(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     op = Aten.of(func)
     rule, view = op.rule, op.view
     if rule is None and view is None:
         raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
                                   f"({func}); see minilazy.pytorch.aten.ATEN")
     bound = op.bind(args, kwargs)
-    key = (func, tuple(type(b) if i in op.scalars else _signature(b)
-                       for i, b in enumerate(bound)))
+    scalars = op.scalars
+    key = (func, tuple([type(b) if i in scalars else _signature(b)
+                        for i, b in enumerate(bound)]))
     known = METAS.get(key)
     if known is None:  # PyTorch's shapes, dtypes and errors, from its meta kernels
         meta_kwargs = {k: _meta(v, op) for k, v in kwargs.items()}
@@ -328,16 +366,17 @@ def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
     if view is not None:
         return _view(view, op, bound, meta)
     assert rule is not None
-    targets = [bound[i] for i in op.outs] if op.outs else [bound[0]] if op.inplace else []
-    values = _value([b for i, b in enumerate(bound) if i not in op.outs], op)
+    outs = op.outs
+    values = [_value(b, op) for i, b in enumerate(bound) if i not in outs]
     call = Call(meta, metas)
     result = rule(call, *values)
     for i, new in call.writes:  # arguments the op updates besides its result
         bound[i].write(new)
+    targets = [bound[i] for i in outs] if outs else [bound[0]] if op.inplace else []
     if not targets:
         return _wrap(result, meta, op)
     for target, new in zip(targets, result if len(targets) > 1 else (result,)):
-        if tuple(target.shape) != tuple(new.shape) and op.outs:
+        if tuple(target.shape) != tuple(new.shape) and outs:
             raise NotImplementedError(f"minilazy.pytorch: aten.{op.name} with out= of "
                                       "another shape (a resize)")
         target.write(new if isinstance(new, ml.Tensor) else ml.asarray(new))
