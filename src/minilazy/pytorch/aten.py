@@ -136,11 +136,13 @@ def _var(f: Callable[..., ml.Tensor]) -> Callable[..., Value]:
     return rule
 
 
-def _nonempty(name: str, rule: Callable[..., Value]) -> Callable[..., Value]:
-    """A reduction with no identity (max, argmax): over no elements it is an error, as in
-    PyTorch's kernels (its meta kernels do not check)."""
-    def checked(c: Call, x: ml.Tensor, dim: Any = None, *rest: Any) -> Value:
-        if x.size == 0:
+def _nonempty(name: str) -> Callable[..., None]:
+    """The check of a reduction with no identity (max, argmax): over no elements, an error.
+
+    As PyTorch's CPU kernels raise it; its meta kernels raise another type, or nothing.
+    """
+    def check(x: Any, dim: Any = None, *rest: Any) -> None:
+        if x.numel() == 0:
             axes = dims(dim, x.ndim)
             if axes is None:
                 kind = IndexError if name.startswith("arg") else RuntimeError
@@ -150,8 +152,13 @@ def _nonempty(name: str, rule: Callable[..., Value]) -> Callable[..., Value]:
                 if x.shape[d] == 0:
                     raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero "
                                      "size.")
-        return rule(c, x, dim, *rest)
-    return checked
+    return check
+
+
+# Checks an op's arguments get before its meta kernel runs: where PyTorch's eager kernels raise
+# and its meta kernels do not (or raise another type).
+CHECKS: dict[str, Callable[..., None]] = {
+    name: _nonempty(name) for name in ("max", "min", "amax", "amin", "argmax", "argmin")}
 
 
 def _max_dim(f: Callable[..., ml.Tensor], arg: Callable[..., ml.Tensor]) -> Callable[..., Value]:
@@ -184,16 +191,13 @@ REDUCTIONS: dict[str, Callable[..., Value]] = {
     "sum.default": lambda c, x, dtype=None: ml.sum(to(c.dtype, x)[0]),
     "mean.default": lambda c, x, dtype=None: ml.mean(to(c.dtype, x)[0]),
     "prod.default": lambda c, x, dtype=None: ml.prod(to(c.dtype, x)[0]),
-    "amax": _nonempty("amax", _reduce(ml.max)), "amin": _nonempty("amin", _reduce(ml.min)),
-    "max": _nonempty("max", _reduce(ml.max)), "min": _nonempty("min", _reduce(ml.min)),
+    "amax": _reduce(ml.max), "amin": _reduce(ml.min),
+    "max": _reduce(ml.max), "min": _reduce(ml.min),
     "any": _reduce(ml.any), "all": _reduce(ml.all),
     "logsumexp": _reduce(ml.logsumexp),
-    "max.dim": _nonempty("max", _max_dim(ml.max, ml.argmax)),
-    "min.dim": _nonempty("min", _max_dim(ml.min, ml.argmin)),
-    "argmax": _nonempty("argmax", lambda c, x, dim=None, keepdim=False: ml.argmax(
-        x, axis=dim, keepdims=keepdim)),
-    "argmin": _nonempty("argmin", lambda c, x, dim=None, keepdim=False: ml.argmin(
-        x, axis=dim, keepdims=keepdim)),
+    "max.dim": _max_dim(ml.max, ml.argmax), "min.dim": _max_dim(ml.min, ml.argmin),
+    "argmax": lambda c, x, dim=None, keepdim=False: ml.argmax(x, axis=dim, keepdims=keepdim),
+    "argmin": lambda c, x, dim=None, keepdim=False: ml.argmin(x, axis=dim, keepdims=keepdim),
     "var": _var(ml.var), "std": _var(ml.std), "linalg_vector_norm": _vector_norm,
     "cumsum": lambda c, x, dim, dtype=None: ml.cumulative_sum(to(c.dtype, x)[0], axis=dim),
     "mm": arith(ml.matmul), "bmm": arith(ml.matmul), "dot": arith(ml.matmul),
@@ -297,8 +301,8 @@ class Aten:
         ('add', True, True)
     """
 
-    __slots__ = ("defaults", "func", "inplace", "name", "names", "outs", "rule", "scalars",
-                 "view")
+    __slots__ = ("check", "defaults", "func", "inplace", "name", "names", "outs", "rule",
+                 "scalars", "view")
     cache: dict[Any, Aten] = {}
 
     def __init__(self, func: torch._ops.OpOverload[..., Any]) -> None:
@@ -315,6 +319,7 @@ class Aten:
                                  if str(a.type) in ("Scalar", "Optional[Scalar]"))
         self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
         self.rule = ATEN.get(f"{self.name}.{func._overloadname}") or ATEN.get(self.name)
+        self.check = CHECKS.get(self.name)
 
     @classmethod
     def of(cls, func: torch._ops.OpOverload[..., Any]) -> Aten:

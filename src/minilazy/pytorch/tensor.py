@@ -357,6 +357,8 @@ def _record(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
                         for i, b in enumerate(bound)]))
     known = METAS.get(key)
     if known is None:  # PyTorch's shapes, dtypes and errors, from its meta kernels
+        if op.check is not None:
+            op.check(*bound)
         meta_kwargs = {k: _meta(v, op) for k, v in kwargs.items()}
         known = func(*_meta(args, op), **meta_kwargs), [_meta(b, op) for b in bound[:2]]
         if len(METAS) >= METAS_KEPT:
