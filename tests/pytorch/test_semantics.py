@@ -232,3 +232,21 @@ def test_eye_and_unsigned_dtypes_on_the_device():
     assert torch.eye(3, 2, device="minilazy").tolist() == torch.eye(3, 2).tolist()
     u = lazy(torch.tensor([1, 2], dtype=torch.uint16))
     assert u.dtype == torch.uint16 and (u * 3).cpu().tolist() == [3, 6]
+
+
+def test_an_op_without_a_rule_inside_backward_is_an_error_at_first_use_not_an_abort(
+        monkeypatch):
+    # An exception out of one of autograd's C++ backward functions aborts the process (PyTorch's
+    # device guard for a Python backend): the gradient holds the error instead.
+    from minilazy.pytorch import aten
+
+    monkeypatch.delitem(aten.ATEN, "sgn")  # abs's backward calls sgn
+    monkeypatch.setattr(aten.Aten, "cache", {})
+    x = lazy(torch.tensor([1.0, -2.0])).requires_grad_(True)
+    pending = lazy(torch.ones(2)) * 3
+    x.abs().sum().backward()
+    with pytest.raises(NotImplementedError, match="no rule for aten.sgn"):
+        x.grad.tolist()
+    with pytest.raises(NotImplementedError, match="no rule for aten.sgn"):
+        x.grad * 2  # and anything made from it
+    assert pending.tolist() == [3.0, 3.0]

@@ -98,6 +98,7 @@ ELEMENTWISE: dict[str, Callable[..., Value]] = {
     "expm1": arith(ml.expm1), "sqrt": arith(ml.sqrt), "rsqrt": arith(lambda x: 1 / ml.sqrt(x)),
     "reciprocal": arith(lambda x: 1 / x), "sin": arith(ml.sin), "cos": arith(ml.cos),
     "tanh": arith(ml.tanh), "sigmoid": arith(ml.sigmoid), "sign": arith(ml.sign),
+    "sgn": arith(ml.sign),
     "floor": arith(ml.floor), "ceil": arith(ml.ceil), "trunc": arith(ml.trunc),
     "round": arith(ml.round), "relu": arith(lambda x: ml.maximum(x, 0)),
     "silu": arith(lambda x: x * ml.sigmoid(x)), "gelu": gelu,

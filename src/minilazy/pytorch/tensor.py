@@ -127,17 +127,19 @@ class LazyTensor(torch.Tensor):
     value_: ml.Tensor
     seen_: int
     missing_: str  # what this tensor would be, where minilazy does not compute it
+    error_: Exception | None  # the error it holds, where the op that made it failed
     sig_: tuple[Any, ...]
 
     @staticmethod
     def __new__(cls, value: ml.Tensor, storage: Storage | None = None,
                 views: tuple[View, ...] = (), requires_grad: bool = False,
-                missing: str = "") -> LazyTensor:
+                missing: str = "", error: Exception | None = None) -> LazyTensor:
         t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE,
                                                 dtype=TORCH_DTYPES[value.dtype],
                                                 requires_grad=requires_grad)
         t.storage_ = storage if storage is not None else Storage(value)
         t.views_, t.value_, t.seen_, t.missing_ = views, value, t.storage_.version, missing
+        t.error_ = error
         t.sig_ = (value.shape, t.dtype, BACKEND)  # what the meta results depend on
         return t
 
@@ -189,7 +191,12 @@ class LazyTensor(torch.Tensor):
     @classmethod
     def __torch_dispatch__(cls, func: torch._ops.OpOverload, types: Any,
                            args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> Any:
-        return dispatch(func, tuple(args), kwargs or {})
+        try:
+            return dispatch(func, tuple(args), kwargs or {})
+        except Exception as error:
+            if torch._C._current_autograd_node() is None:
+                raise
+            return _failed(func, tuple(args), kwargs or {}, error)
 
 
 DEVICE = _register_device()
@@ -243,6 +250,8 @@ def _value(a: Any, op: Aten) -> Any:
     if type(a) is LazyTensor and not a.missing_:
         return a.value
     if isinstance(a, LazyTensor):
+        if a.error_ is not None:
+            raise a.error_
         if a.missing_:
             if op.name in MISSING_OK:
                 return None
@@ -276,6 +285,30 @@ def _wrap(value: Any, meta: Any, op: Aten) -> Any:
     return value if meta is None else meta  # a number PyTorch computed from shapes alone
 
 
+def _failed(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
+            error: Exception) -> Any:
+    """An op that failed inside one of autograd's C++ backward functions: its results hold the
+    error, raised when they (or anything made from them) are read.
+
+    An exception out of such a function aborts the process: PyTorch's device guard for a Python
+    backend calls Python while the exception unwinds. So ``loss.backward()`` completes, and the
+    gradients it could not compute raise the error at their first use, naming the op.
+    """
+    try:
+        op = Aten.of(func)
+        meta = func(*_meta(args, op), **{k: _meta(v, op) for k, v in kwargs.items()})
+    except Exception:
+        meta = next(a for a in args if isinstance(a, torch.Tensor)).to("meta")
+
+    def hold(m: Any) -> Any:
+        if isinstance(m, torch.Tensor):
+            zeros = ml.zeros(tuple(m.shape), dtype=ml_dtype(m.dtype))
+            return LazyTensor(zeros, missing=f"aten.{func.overloadpacket.__name__}",
+                              error=error)
+        return type(m)(hold(x) for x in m) if isinstance(m, list | tuple) else m
+    return hold(meta)
+
+
 def _item(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """``.item()``, ``float(x)``, ``bool(x)``: a barrier, and the value on the host."""
     return _value(args[0], Aten.of(func)).item()
@@ -297,7 +330,7 @@ def _alias(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str,
     Autograd detaches each tensor it saves for the backward pass: the commonest op of all.
     """
     x = args[0]
-    return LazyTensor(x.value, x.storage_, x.views_, missing=x.missing_)
+    return LazyTensor(x.value, x.storage_, x.views_, missing=x.missing_, error=x.error_)
 
 
 def _foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
