@@ -121,13 +121,14 @@ def mutate_generated(session: nox.Session) -> None:
 def conformance_reports(session: nox.Session) -> None:
     """The conformance matrix of the docs, remade: minilazy, its reference, the toy, tinygrad
     and MLX (the PyTorch peers have sessions of their own: conformance_ltc)."""
-    session.install(".[test]", "tinygrad", "mlx", "mlx-cpu")  # tinygrad also needs clang
+    session.install(".[test,torch]", "tinygrad", "mlx", "mlx-cpu")  # tinygrad also needs clang
     reports = "docs/_generated/reports"
     for name, impl, profile in [
             ("minilazy-cpu", "minilazy.conformance.adapters.minilazy_adapter:cpu", "ci"),
             ("minilazy-reference", "minilazy.conformance.adapters.reference_adapter:reference",
              "ci"),
             ("toy", "minilazy.conformance.mutate.toy:toy", "ci"),
+            ("minilazy-pytorch", "minilazy.conformance.adapters.minilazy_pytorch:pytorch", "ci"),
             ("tinygrad-cpu", "minilazy.conformance.adapters.tinygrad_adapter:tinygrad",
              "quick"),
             ("mlx-cpu", "minilazy.conformance.adapters.mlx_adapter:mlx", "quick")]:
@@ -143,8 +144,9 @@ def conformance_reports(session: nox.Session) -> None:
                     success_codes=[0, 1])
     session.run("python", "tools/conformance_matrix.py",
                 *(f"{reports}/{n}.json" for n in (
-                    "minilazy-cpu", "minilazy-reference", "toy", "tinygrad-cpu", "mlx-cpu",
-                    "torch-lazy", "torch-xla", "tfjs-cpu", "jax-js-wasm")),
+                    "minilazy-cpu", "minilazy-reference", "toy", "minilazy-pytorch",
+                    "tinygrad-cpu", "mlx-cpu", "torch-lazy", "torch-xla", "tfjs-cpu",
+                    "jax-js-wasm")),
                 "--out", "docs/_generated/conformance.md", "--save-reports", reports)
 
 

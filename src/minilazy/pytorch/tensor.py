@@ -287,12 +287,12 @@ def _wrap(value: Any, meta: Any, op: Aten) -> Any:
 
 def _failed(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str, Any],
             error: Exception) -> Any:
-    """An op that failed inside one of autograd's C++ backward functions: its results hold the
-    error, raised when they (or anything made from them) are read.
+    """An op that failed inside one of autograd's C++ backward functions: results holding it.
 
-    An exception out of such a function aborts the process: PyTorch's device guard for a Python
-    backend calls Python while the exception unwinds. So ``loss.backward()`` completes, and the
-    gradients it could not compute raise the error at their first use, naming the op.
+    The error is raised when they (or anything made from them) are read. An exception out of
+    such a function aborts the process (PyTorch's device guard for a Python backend calls Python
+    while the exception unwinds), so ``loss.backward()`` completes, and the gradients it could
+    not compute raise the error at their first use, naming the op.
     """
     try:
         op = Aten.of(func)
