@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
+import torch.nn.functional as F  # noqa: E402
+
 import minilazy as ml  # noqa: E402
 from minilazy.pytorch import ATEN, VIEWS, lazy, mark_step  # noqa: E402
 
@@ -250,3 +252,45 @@ def test_an_op_without_a_rule_inside_backward_is_an_error_at_first_use_not_an_ab
     with pytest.raises(NotImplementedError, match="no rule for aten.sgn"):
         x.grad * 2  # and anything made from it
     assert pending.tolist() == [3.0, 3.0]
+
+
+def test_a_scalars_type_not_only_its_value_decides_the_dtype():
+    # False == 0 and True == 1 as dict keys: the meta results must not be shared between them
+    flag = torch.tensor([True, False])
+    for scalar in (0, False, 1, True, 2.5, 0):
+        want = flag + scalar
+        got = lazy(flag) + scalar
+        assert got.dtype == want.dtype and got.cpu().tolist() == want.tolist(), scalar
+
+
+LOSSES_AND_LAYERS = {  # several run through PyTorch's own decompositions (torch._decomp)
+    "bce_with_logits": lambda x, t: F.binary_cross_entropy_with_logits(x, t),
+    "bce": lambda x, t: F.binary_cross_entropy(torch.sigmoid(x), t),
+    "smooth_l1": lambda x, t: F.smooth_l1_loss(x, t),
+    "huber": lambda x, t: F.huber_loss(x, t),
+    "l1": lambda x, t: F.l1_loss(x, t),
+    "kl_div": lambda x, t: F.kl_div(F.log_softmax(x, -1), t, reduction="batchmean"),
+    "softplus": lambda x, t: F.softplus(x).sum(),
+    "elu": lambda x, t: F.elu(x).sum(),
+    "hardtanh": lambda x, t: F.hardtanh(x).sum(),
+    "logsigmoid": lambda x, t: F.logsigmoid(x).sum(),
+    "mish": lambda x, t: F.mish(x).sum(),
+    "cumsum": lambda x, t: (x.cumsum(1) * t).sum(),
+    "stack": lambda x, t: torch.stack([x, t]).pow(2).sum(),
+    "conv1d": lambda x, t: torch.nn.Conv1d(4, 2, 2).to(x.device)(x[None]).sum(),
+    "adaptive_avg_pool": lambda x, t: F.adaptive_avg_pool2d(x.reshape(1, 1, 4, 3), 1).sum(),
+    "batch_norm_1d": lambda x, t: torch.nn.BatchNorm1d(3).to(x.device)(x).pow(2).sum(),
+}
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES_AND_LAYERS))
+def test_losses_and_layers_and_their_gradients_match_eager(name):
+    xh, th = torch.randn(4, 3), torch.rand(4, 3)
+    results = []
+    for move in (lambda a: a, lazy):
+        torch.manual_seed(1)  # the same initial weights for a layer made inside
+        x = move(xh.clone()).requires_grad_(True)
+        y = LOSSES_AND_LAYERS[name](x, move(th.clone()))
+        y.backward()
+        results.append((y.detach().cpu(), x.grad.cpu()))
+    torch.testing.assert_close(results[1], results[0], rtol=1e-5, atol=1e-5)

@@ -293,6 +293,13 @@ LAYOUT: dict[str, Callable[..., Value]] = {
 ATEN: dict[str, Callable[..., Any]] = {**ELEMENTWISE, **REDUCTIONS, **LAYOUT, **LAYERS}
 
 
+def _decompositions() -> dict[Any, Callable[..., Any]]:
+    """PyTorch's Python decompositions of aten ops into other aten ops (``torch._decomp``)."""
+    from torch._decomp import decomposition_table  # about 0.3 s to import: on the first miss
+
+    return decomposition_table
+
+
 class Aten:
     """What is known of one aten overload, worked out once: its rule and how it writes.
 
@@ -302,8 +309,8 @@ class Aten:
         ('add', True, True)
     """
 
-    __slots__ = ("check", "defaults", "func", "inplace", "name", "names", "outs", "rule",
-                 "scalars", "view")
+    __slots__ = ("check", "decomposition", "defaults", "func", "inplace", "name", "names",
+                 "outs", "rule", "scalars", "view")
     cache: dict[Any, Aten] = {}
 
     def __init__(self, func: torch._ops.OpOverload[..., Any]) -> None:
@@ -316,11 +323,15 @@ class Aten:
         self.defaults = [a.default_value if a.has_default_value() else None
                          for a in schema.arguments]
         self.outs = [i for i, a in enumerate(schema.arguments) if a.is_out]
-        self.scalars = frozenset(i for i, a in enumerate(schema.arguments)
-                                 if str(a.type) in ("Scalar", "Optional[Scalar]"))
+        # where a Python number counts by its type alone: a Scalar, or a number passed for a
+        # Tensor (a "wrapped number"); its value never changes a result's shape or dtype
+        self.scalars = frozenset(i for i, a in enumerate(schema.arguments) if str(a.type) in (
+            "Scalar", "Optional[Scalar]", "Tensor", "Optional[Tensor]"))
         self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
         self.rule = ATEN.get(f"{self.name}.{func._overloadname}") or ATEN.get(self.name)
         self.check = CHECKS.get(self.name)
+        # no rule here: PyTorch's own decomposition into ops that have one, where it has one
+        self.decomposition = None if self.rule or self.view else _decompositions().get(func)
 
     @classmethod
     def of(cls, func: torch._ops.OpOverload[..., Any]) -> Aten:

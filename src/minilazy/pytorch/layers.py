@@ -43,8 +43,14 @@ def gelu(c: Call, x: ml.Tensor, approximate: str = "none") -> ml.Tensor:
 def _conv(c: Call, x: ml.Tensor, w: ml.Tensor, b: ml.Tensor | None, stride: Sequence[int],
           padding: Sequence[int], dilation: Sequence[int], transposed: bool,
           output_padding: Sequence[int], groups: int) -> ml.Tensor:
-    if transposed or x.ndim != 4:
-        raise NotImplementedError("minilazy.pytorch: convolution is 2-D and not transposed")
+    if transposed or x.ndim not in (3, 4) or isinstance(padding, str):
+        raise NotImplementedError("minilazy.pytorch: convolution is 1-d or 2-d, not transposed, "
+                                  "with numbers for padding")
+    if x.ndim == 3:  # 1-d: a 2-d convolution over a height of one
+        y = ml.nn.conv2d(ml.expand_dims(x, axis=2), ml.expand_dims(w, axis=2), b,
+                         stride=(1, stride[0]), padding=(0, padding[0]),
+                         dilation=(1, dilation[0]), groups=groups)
+        return ml.squeeze(y, axis=2)
     return ml.nn.conv2d(x, w, b, stride=pair(stride), padding=pair(padding),
                         dilation=pair(dilation), groups=groups)
 
@@ -56,7 +62,7 @@ def _conv_backward(c: Call, g: ml.Tensor, x: ml.Tensor, w: ml.Tensor, bias_sizes
     f = lambda x_, w_: _conv(c, x_, w_, None, stride, padding, dilation, transposed,  # noqa: E731
                              output_padding, groups)
     dx, dw = vjp(f, (x, w), g, mask[:2])
-    return dx, dw, ml.sum(g, axis=(0, 2, 3)) if mask[2] else None
+    return dx, dw, ml.sum(g, axis=(0, *range(2, g.ndim))) if mask[2] else None
 
 
 def _max_pool(c: Call, x: ml.Tensor, kernel: Sequence[int], stride: Sequence[int] = (),

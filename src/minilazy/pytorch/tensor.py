@@ -212,9 +212,9 @@ MISSING_OK = frozenset({"max_pool2d_with_indices_backward"})
 
 
 # The meta results of each op by its arguments' signature: PyTorch's meta kernels cost 50 to 300
-# us a call (many are Python), a lookup 2 us. A Python number that the schema types ``Scalar``
-# counts by its type (its value never changes a result's shape or dtype): a changing learning
-# rate is one entry.
+# us a call (many are Python), a lookup 2 us. A Python number the schema types ``Scalar`` (or
+# passes for a Tensor) counts by its type alone: a changing learning rate is one entry. Any
+# other number counts by its type and value (``False == 0`` as dict keys: not the same here).
 METAS: dict[Any, tuple[Any, list[Any]]] = {}
 METAS_KEPT = 4096
 
@@ -227,7 +227,7 @@ def _signature(a: Any) -> Any:
         return (a.shape, a.dtype, a.device.type)
     if isinstance(a, list | tuple):
         return tuple(_signature(x) for x in a)
-    return a
+    return (type(a), a)
 
 
 def _meta(a: Any, op: Aten) -> Any:
@@ -382,12 +382,17 @@ def _record(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
     op = Aten.of(func)
     rule, view = op.rule, op.view
     if rule is None and view is None:
+        if op.decomposition is not None:  # its ops come back here, one by one
+            return op.decomposition(*args, **kwargs)
+        decomposed = func.decompose(*args, **kwargs)  # an op PyTorch writes with others
+        if decomposed is not NotImplemented:
+            return decomposed
         raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
                                   f"({func}); see minilazy.pytorch.aten.ATEN")
     bound = op.bind(args, kwargs)
     scalars = op.scalars
-    key = (func, tuple([type(b) if i in scalars else _signature(b)
-                        for i, b in enumerate(bound)]))
+    key = (func, tuple([type(b) if i in scalars and not isinstance(b, torch.Tensor)
+                        else _signature(b) for i, b in enumerate(bound)]))
     known = METAS.get(key)
     if known is None:  # PyTorch's shapes, dtypes and errors, from its meta kernels
         if op.check is not None:
