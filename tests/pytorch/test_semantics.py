@@ -199,8 +199,10 @@ def test_errors_are_pytorch_errors_at_the_call_and_lose_nothing():
         x + lazy(torch.ones(4))
     with pytest.raises(RuntimeError, match="same device"):
         x + torch.ones(2, 3)  # a CPU tensor that is not a scalar
-    with pytest.raises(NotImplementedError, match="no rule for aten.cumprod"):
-        x.cumprod(0)  # no rule: a clear error naming the op, never a wrong value
+    with pytest.raises(NotImplementedError, match="no rule for aten.sort"):
+        x.sort()  # no rule, no decomposition: a clear error naming the op, never a wrong value
+    with pytest.raises(NotImplementedError, match="no rule for prims.prod"):
+        x.cumprod(0)  # a decomposition reaches a prims op: named too, never taken for aten's
     with pytest.raises(IndexError):
         x[5]
     assert pending.tolist() == [[4.0] * 3] * 2  # other pending work still materialises
@@ -243,6 +245,7 @@ def test_an_op_without_a_rule_inside_backward_is_an_error_at_first_use_not_an_ab
     from minilazy.pytorch import aten
 
     monkeypatch.delitem(aten.ATEN, "sgn")  # abs's backward calls sgn
+    monkeypatch.setattr(aten, "_decompositions", dict)  # and PyTorch decomposes it
     monkeypatch.setattr(aten.Aten, "cache", {})
     x = lazy(torch.tensor([1.0, -2.0])).requires_grad_(True)
     pending = lazy(torch.ones(2)) * 3
@@ -294,3 +297,11 @@ def test_losses_and_layers_and_their_gradients_match_eager(name):
         y.backward()
         results.append((y.detach().cpu(), x.grad.cpu()))
     torch.testing.assert_close(results[1], results[0], rtol=1e-5, atol=1e-5)
+
+
+def test_an_expanded_view_reads_its_base_and_reports_stride_zero():
+    for move in (lambda t: t, lazy):
+        a = move(torch.zeros(3))
+        b = a.expand(2, 3)
+        a.add_(1)
+        assert b.cpu().tolist() == [[1.0] * 3] * 2 and b.stride() == (0, 1)

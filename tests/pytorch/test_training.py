@@ -159,3 +159,19 @@ def test_module_to_device_and_tied_parameters():
     x = torch.randn(5, 3)
     ref = F.linear(x, moved.weight.detach().cpu(), moved.bias.detach().cpu())
     torch.testing.assert_close(moved(x.to("minilazy")).cpu(), ref)
+
+
+def test_gradients_accumulate_over_backward_calls_as_in_eager():
+    # sum's backward hands autograd an expanded gradient: it must be copied, not written into
+    torch.manual_seed(0)
+    eager = MLP()
+    mine = lazy(copy.deepcopy(eager))
+    g = torch.Generator().manual_seed(3)
+    for _ in range(3):  # micro-batches, one optimizer step after them
+        x, y = _data("mlp", g)
+        F.cross_entropy(eager(x), y).backward()
+        F.cross_entropy(mine(lazy(x)), lazy(y)).backward()
+        eager.b.bias.sum().backward()  # a parameter's gradient made by sum alone
+        mine.b.bias.sum().backward()
+    for p, q in zip(eager.parameters(), mine.parameters()):
+        torch.testing.assert_close(q.grad.cpu(), p.grad, rtol=1e-5, atol=1e-6)

@@ -327,8 +327,10 @@ class Aten:
         # Tensor (a "wrapped number"); its value never changes a result's shape or dtype
         self.scalars = frozenset(i for i, a in enumerate(schema.arguments) if str(a.type) in (
             "Scalar", "Optional[Scalar]", "Tensor", "Optional[Tensor]"))
-        self.view = None if self.inplace or self.outs else VIEWS.get(self.name)
-        self.rule = ATEN.get(f"{self.name}.{func._overloadname}") or ATEN.get(self.name)
+        aten = func.namespace == "aten"  # a prims op named as an aten one is not that op
+        self.view = None if self.inplace or self.outs or not aten else VIEWS.get(self.name)
+        self.rule = (ATEN.get(f"{self.name}.{func._overloadname}") or ATEN.get(self.name)) \
+            if aten else None
         self.check = CHECKS.get(self.name)
         # no rule here: PyTorch's own decomposition into ops that have one, where it has one
         self.decomposition = None if self.rule or self.view else _decompositions().get(func)

@@ -41,6 +41,7 @@ class View:
 
     get: Callable[[ml.Tensor], ml.Tensor]
     put: Callable[[ml.Tensor, ml.Tensor], ml.Tensor]
+    expanded: bool = False  # the view repeats elements of its parent (``expand``)
 
 
 class Call:

@@ -133,10 +133,11 @@ class LazyTensor(torch.Tensor):
     @staticmethod
     def __new__(cls, value: ml.Tensor, storage: Storage | None = None,
                 views: tuple[View, ...] = (), requires_grad: bool = False,
-                missing: str = "", error: Exception | None = None) -> LazyTensor:
+                missing: str = "", error: Exception | None = None,
+                strides: tuple[int, ...] | None = None) -> LazyTensor:
         t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE,
                                                 dtype=TORCH_DTYPES[value.dtype],
-                                                requires_grad=requires_grad)
+                                                requires_grad=requires_grad, strides=strides)
         t.storage_ = storage if storage is not None else Storage(value)
         t.views_, t.value_, t.seen_, t.missing_ = views, value, t.storage_.version, missing
         t.error_ = error
@@ -300,11 +301,19 @@ def _failed(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
     except Exception:
         meta = next(a for a in args if isinstance(a, torch.Tensor)).to("meta")
 
+    name = f"aten.{func.overloadpacket.__name__}"
+    written = [arg for a, arg in zip(func._schema.arguments, [*args, *kwargs.values()])
+               if a.alias_info is not None and a.alias_info.is_write]
+    for target in written:  # an in-place op's target (a gradient accumulated): stale otherwise
+        if isinstance(target, LazyTensor):
+            target.missing_, target.error_ = name, error
+    if len(written) == 1 and isinstance(written[0], LazyTensor):
+        return written[0]
+
     def hold(m: Any) -> Any:
         if isinstance(m, torch.Tensor):
             zeros = ml.zeros(tuple(m.shape), dtype=ml_dtype(m.dtype))
-            return LazyTensor(zeros, missing=f"aten.{func.overloadpacket.__name__}",
-                              error=error)
+            return LazyTensor(zeros, missing=name, error=error)
         return type(m)(hold(x) for x in m) if isinstance(m, list | tuple) else m
     return hold(meta)
 
@@ -387,8 +396,8 @@ def _record(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
         decomposed = func.decompose(*args, **kwargs)  # an op PyTorch writes with others
         if decomposed is not NotImplemented:
             return decomposed
-        raise NotImplementedError(f"minilazy.pytorch has no rule for aten.{op.name} "
-                                  f"({func}); see minilazy.pytorch.aten.ATEN")
+        raise NotImplementedError(f"minilazy.pytorch has no rule for {func.namespace}."
+                                  f"{op.name} ({func}); see minilazy.pytorch.aten.ATEN")
     bound = op.bind(args, kwargs)
     scalars = op.scalars
     key = (func, tuple([type(b) if i in scalars and not isinstance(b, torch.Tensor)
@@ -435,7 +444,14 @@ def _view(view: Callable[..., View | list[View]], op: Aten, bound: list[Any], me
 def _viewed(base: LazyTensor, step: View) -> LazyTensor:
     if step is IDENTITY:
         return LazyTensor(base.value, base.storage_, base.views_)
-    return LazyTensor(step.get(base.value), base.storage_, base.views_ + (step,))
+    value = step.get(base.value)
+    strides = None
+    if step.expanded:  # stride 0 where it repeats, as PyTorch's: autograd then copies such a
+        # gradient before accumulating into it, where a contiguous one would be written in place
+        shape, source = value.shape, (1,) * (value.ndim - base.ndim) + tuple(base.shape)
+        dense = [int(np.prod(source[i + 1:])) for i in range(len(source))]
+        strides = tuple(0 if n != m else d for n, m, d in zip(source, shape, dense))
+    return LazyTensor(value, base.storage_, base.views_ + (step,), strides=strides)
 
 
 def lazy_tensor(x: torch.Tensor) -> LazyTensor:

@@ -58,7 +58,7 @@ def _expanded(c: Call, x: ml.Tensor, size: Any, implicit: bool = False) -> View:
         raise RuntimeError("unsupported operation: more than one element of the written-to "
                            "tensor refers to a single memory location. Please clone() the "
                            "tensor before performing the operation.")
-    return View(lambda x_: ml.broadcast_to(x_, shape), put)
+    return View(lambda x_: ml.broadcast_to(x_, shape), put, expanded=True)
 
 
 def _split(c: Call, x: ml.Tensor, sizes: Any, dim: int = 0) -> list[View]:
