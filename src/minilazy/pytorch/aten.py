@@ -345,7 +345,7 @@ class Aten:
 
     def bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """The arguments in schema order, defaults filled in."""
-        if not kwargs and len(args) == len(self.names):
-            return list(args)
+        if not kwargs:
+            return [*args, *self.defaults[len(args):]]
         return list(args) + [kwargs.get(n, d) for n, d in
                              zip(self.names[len(args):], self.defaults[len(args):])]

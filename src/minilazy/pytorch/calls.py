@@ -52,23 +52,15 @@ class Call:
         dtype('float32')
     """
 
-    __slots__ = ("metas", "out", "writes")
+    __slots__ = ("dtype", "metas", "out", "shape", "writes")
 
-    def __init__(self, out: Any, metas: Sequence[Any]) -> None:
+    def __init__(self, out: Any, metas: Sequence[Any],
+                 known: tuple[tuple[int, ...], Any] | None = None) -> None:
         self.out, self.metas = out, metas
+        # the (first) result's shape and dtype (as minilazy's), where it is a tensor
+        self.shape: tuple[int, ...]
+        self.shape, self.dtype = known if known is not None else described(out)
         self.writes: list[tuple[int, ml.Tensor]] = []  # (argument index, its new value)
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        """The (first) result's shape."""
-        out = self.out[0] if isinstance(self.out, tuple | list) else self.out
-        return tuple(out.shape)
-
-    @property
-    def dtype(self) -> Any:
-        """The (first) result's dtype, as minilazy's."""
-        out = self.out[0] if isinstance(self.out, tuple | list) else self.out
-        return ml_dtype(out.dtype)
 
     @property
     def promoted(self) -> Any:
@@ -82,6 +74,19 @@ DTYPES: dict[torch.dtype, Any] = {
     torch.int32: ml.int32, torch.int64: ml.int64, torch.float16: ml.float16,
     torch.float32: ml.float32, torch.float64: ml.float64, torch.complex64: ml.complex64,
     torch.complex128: ml.complex128}
+
+
+def described(out: Any) -> tuple[tuple[int, ...], Any]:
+    """The shape and minilazy dtype of an op's (first) meta result, where it is a tensor.
+
+    Example:
+        >>> described((torch.empty(2, device="meta"), 3))
+        ((2,), dtype('float32'))
+    """
+    first = out[0] if isinstance(out, tuple | list) and out else out
+    if isinstance(first, torch.Tensor):
+        return tuple(first.shape), DTYPES.get(first.dtype)
+    return (), None
 
 
 def ml_dtype(dtype: torch.dtype) -> Any:

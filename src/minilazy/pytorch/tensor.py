@@ -40,7 +40,7 @@ from torch.utils import backend_registration
 
 import minilazy as ml
 from minilazy.pytorch.aten import Aten
-from minilazy.pytorch.calls import DTYPES, Call, View, ml_dtype
+from minilazy.pytorch.calls import DTYPES, Call, View, described, ml_dtype
 from minilazy.pytorch.views import IDENTITY
 
 BACKEND = "minilazy"
@@ -126,8 +126,8 @@ class LazyTensor(torch.Tensor):
     views_: tuple[View, ...]
     value_: ml.Tensor
     seen_: int
-    missing_: str  # what this tensor would be, where minilazy does not compute it
-    error_: Exception | None  # the error it holds, where the op that made it failed
+    missing_: str = ""  # what this tensor would be, where minilazy does not compute it
+    error_: Exception | None = None  # the error it holds, where the op that made it failed
     sig_: tuple[Any, ...]
 
     @staticmethod
@@ -135,13 +135,14 @@ class LazyTensor(torch.Tensor):
                 views: tuple[View, ...] = (), requires_grad: bool = False,
                 missing: str = "", error: Exception | None = None,
                 strides: tuple[int, ...] | None = None) -> LazyTensor:
-        t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE,
-                                                dtype=TORCH_DTYPES[value.dtype],
+        dtype = TORCH_DTYPES[value.dtype]
+        t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE, dtype=dtype,
                                                 requires_grad=requires_grad, strides=strides)
         t.storage_ = storage if storage is not None else Storage(value)
-        t.views_, t.value_, t.seen_, t.missing_ = views, value, t.storage_.version, missing
-        t.error_ = error
-        t.sig_ = (value.shape, t.dtype, BACKEND)  # what the meta results depend on
+        t.views_, t.value_, t.seen_ = views, value, t.storage_.version
+        if missing or error is not None:
+            t.missing_, t.error_ = missing, error
+        t.sig_ = (value.shape, dtype, BACKEND)  # what the meta results depend on
         return t
 
     @property
@@ -216,7 +217,7 @@ MISSING_OK = frozenset({"max_pool2d_with_indices_backward"})
 # us a call (many are Python), a lookup 2 us. A Python number the schema types ``Scalar`` (or
 # passes for a Tensor) counts by its type alone: a changing learning rate is one entry. Any
 # other number counts by its type and value (``False == 0`` as dict keys: not the same here).
-METAS: dict[Any, tuple[Any, list[Any]]] = {}
+METAS: dict[Any, tuple[Any, list[Any], tuple[tuple[int, ...], Any]]] = {}
 METAS_KEPT = 4096
 
 
@@ -407,22 +408,29 @@ def _record(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
         if op.check is not None:
             op.check(*bound)
         meta_kwargs = {k: _meta(v, op) for k, v in kwargs.items()}
-        known = func(*_meta(args, op), **meta_kwargs), [_meta(b, op) for b in bound[:2]]
+        meta = func(*_meta(args, op), **meta_kwargs)
+        known = meta, [_meta(b, op) for b in bound[:2]], described(meta)
         if len(METAS) >= METAS_KEPT:
             METAS.clear()
         METAS[key] = known
-    meta, metas = known
+    meta, metas, shape_dtype = known
     if view is not None:
         return _view(view, op, bound, meta)
     assert rule is not None
     outs = op.outs
     values = [_value(b, op) for i, b in enumerate(bound) if i not in outs]
-    call = Call(meta, metas)
+    call = Call(meta, metas, shape_dtype)
     result = rule(call, *values)
     for i, new in call.writes:  # arguments the op updates besides its result
         bound[i].write(new)
     targets = [bound[i] for i in outs] if outs else [bound[0]] if op.inplace else []
     if not targets:
+        if type(result) is ml.Tensor and isinstance(meta, torch.Tensor):  # the common case
+            shape, dtype = shape_dtype
+            if result.dtype != dtype:
+                result = ml.astype(result, dtype)
+            if result.shape == shape:
+                return LazyTensor(result)
         return _wrap(result, meta, op)
     for target, new in zip(targets, result if len(targets) > 1 else (result,)):
         if tuple(target.shape) != tuple(new.shape) and outs:
