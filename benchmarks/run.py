@@ -53,8 +53,8 @@ For steadier numbers run it with ``nice -n -20`` on an idle machine.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import dataclasses
+import importlib.util
 import json
 import os
 import platform

@@ -27,8 +27,10 @@ from typing import TypeVar
 import torch
 
 import minilazy as ml
+from minilazy.pytorch import factories  # noqa: F401  (the device's factory kernels)
 from minilazy.pytorch.aten import ATEN
-from minilazy.pytorch.tensor import DEVICE, LazyTensor, lazy_tensor
+from minilazy.pytorch.device import DEVICE
+from minilazy.pytorch.tensor import LazyTensor, lazy_tensor
 from minilazy.pytorch.views import VIEWS
 
 __all__ = ["ATEN", "DEVICE", "VIEWS", "LazyTensor", "lazy", "mark_step"]

@@ -349,3 +349,25 @@ class Aten:
             return [*args, *self.defaults[len(args):]]
         return list(args) + [kwargs.get(n, d) for n, d in
                              zip(self.names[len(args):], self.defaults[len(args):])]
+
+
+def foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
+             kwargs: dict[str, Any]) -> Any:
+    """``_foreach_op(lists...)``: ``op`` on each element (torch.optim's foreach updates).
+
+    Example:
+        >>> out = foreach(torch.ops.aten._foreach_add.Scalar, ([torch.ones(1)] * 2, 1), {})
+        >>> [t.tolist() for t in out]
+        [[2.0], [2.0]]
+    """
+    name = func.overloadpacket.__name__[len("_foreach_"):]
+    each = getattr(torch.ops.aten, name)
+    n = next(len(a) for a in args if isinstance(a, list | tuple))
+    results = []
+    for i in range(n):
+        row = [a[i] if isinstance(a, list | tuple) else a for a in args]
+        kw = dict(kwargs)
+        if name.startswith(("addcmul", "addcdiv")) and len(row) == 4:
+            kw["value"] = row.pop()  # a list of scalars: the element's is the op's value
+        results.append(each(*row, **kw))
+    return None if name.endswith("_") else results

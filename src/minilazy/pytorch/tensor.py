@@ -2,22 +2,17 @@
 
 PyTorch calls ``__torch_dispatch__`` for every aten op on a :class:`LazyTensor`, *below* its
 autograd: the forward, the backward that ``loss.backward()`` runs and ``torch.optim``'s updates
-all arrive here as aten ops, and each becomes minilazy ops recorded on the tensors' values.
-Nothing runs until a barrier (:func:`mark_step`, or an observation: ``.item()``, ``.cpu()``,
-``.tolist()``, ``.numpy()``, printing).
+arrive here as aten ops, each recorded as minilazy ops on the tensors' values. Nothing runs until
+a barrier (:func:`mark_step`, or ``.item()``, ``.cpu()``, ``.tolist()``, ``.numpy()``, printing).
+One op (:func:`dispatch`):
 
-How one op is handled (:func:`dispatch`):
-
-1. **Shapes, dtypes and errors are PyTorch's.** The op first runs on ``meta`` tensors (shapes and
-   dtypes, no data): PyTorch's own shape rules, type promotion and errors, raised at the call.
-2. **Values are minilazy's.** The op's rule in :data:`minilazy.pytorch.aten.ATEN` records it
-   with minilazy ops; the result is cast to the meta result's dtype and must have its shape (a
-   rule that disagrees is a bug in the table, raised, never a wrong value).
-3. **Writes are rebindings (functionalization).** Every view shares its base's
-   :class:`Storage` and keeps the chain of :class:`View` steps that made it. A write to any of
-   them computes the base's new value (each step's ``put``), bumps the storage's version, and
-   every view re-reads its value from the base when its version is stale: ``a = x[0];
-   a.add_(1)`` changes ``x``, as in PyTorch, with no memory shared underneath.
+1. **Shapes, dtypes and errors are PyTorch's**: the op runs first on ``meta`` tensors (no data).
+2. **Values are minilazy's**: its rule (:data:`minilazy.pytorch.aten.ATEN`) records it; the
+   result must have the meta result's shape (a rule that disagrees raises, never a wrong value).
+3. **Writes are rebindings (functionalization)**: a view shares its base's :class:`Storage` and
+   keeps the :class:`View` steps that made it. A write through it computes the base's new value
+   (each step's ``put``) and bumps the storage's version; every view of it reads itself again
+   from the base: ``x[0].add_(1)`` changes ``x``, with no memory shared underneath.
 
 Example:
     >>> import torch
@@ -36,66 +31,14 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.utils import backend_registration
 
 import minilazy as ml
-from minilazy.pytorch.aten import Aten
+from minilazy.pytorch.aten import Aten, foreach
 from minilazy.pytorch.calls import DTYPES, Call, View, described, ml_dtype
+from minilazy.pytorch.device import BACKEND, DEVICE
 from minilazy.pytorch.views import IDENTITY
 
-BACKEND = "minilazy"
 TORCH_DTYPES = {np.dtype(v): k for k, v in DTYPES.items()}
-
-
-def _register_device() -> torch.device:
-    """PyTorch's spare device slot (``PrivateUse1``), named ``minilazy``.
-
-    Factories given ``device=x.device`` (``torch.arange(n, device=x.device)``) reach
-    :func:`_empty` and so make lazy tensors; nothing else is registered for the device.
-    """
-    name = torch._C._get_privateuse1_backend_name()
-    if name == "privateuseone":  # a device guard, hooks and module of PyTorch's own
-        backend_registration._setup_privateuseone_for_python_backend(rename=BACKEND)
-        torch.library.impl("aten::empty.memory_format", BACKEND, _empty)
-        torch.library.impl("aten::empty_strided", BACKEND, _empty_strided)
-        for name in ("arange", "arange.start", "arange.start_step"):  # not arange(out=empty)
-            torch.library.impl(f"aten::{name}", BACKEND, _arange)
-        for name in ("eye", "eye.m"):
-            torch.library.impl(f"aten::{name}", BACKEND, _eye)
-    elif name != BACKEND:
-        raise ImportError(f"PyTorch's spare device is already named {name!r} by another "
-                          "library; minilazy.pytorch needs it")
-    return torch.device(BACKEND, 0)
-
-
-def _empty(size: Sequence[int], dtype: torch.dtype | None = None, layout: Any = None,
-           device: Any = None, pin_memory: Any = None, memory_format: Any = None) -> LazyTensor:
-    """``torch.empty(..., device="minilazy")``: zeros (an empty tensor's values are any)."""
-    return LazyTensor(ml.zeros(tuple(size), dtype=ml_dtype(dtype or torch.get_default_dtype())))
-
-
-def _empty_strided(size: Sequence[int], stride: Sequence[int], dtype: torch.dtype | None = None,
-                   layout: Any = None, device: Any = None,
-                   pin_memory: Any = None) -> LazyTensor:
-    return _empty(size, dtype)
-
-
-def _arange(*args: Any, dtype: torch.dtype | None = None, **kwargs: Any) -> LazyTensor:
-    """``torch.arange(..., device="minilazy")``, with the dtype and length PyTorch gives."""
-    meta = torch.arange(*args, dtype=dtype, device="meta")
-    start, end, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
-    value = ml.arange(start, end, step, dtype=ml_dtype(meta.dtype))
-    if value.shape != tuple(meta.shape):
-        raise RuntimeError(f"arange{args}: minilazy makes {value.shape[0]} values, PyTorch "
-                           f"{meta.shape[0]}")
-    return LazyTensor(value)
-
-
-def _eye(n: int, m: int | None = None, *, dtype: torch.dtype | None = None,
-         **kwargs: Any) -> LazyTensor:
-    """``torch.eye(..., device="minilazy")``."""
-    return LazyTensor(ml.eye(n, n if m is None else m,
-                             dtype=ml_dtype(dtype or torch.get_default_dtype())))
 
 
 class Storage:
@@ -201,8 +144,6 @@ class LazyTensor(torch.Tensor):
             return _failed(func, tuple(args), kwargs or {}, error)
 
 
-DEVICE = _register_device()
-
 # -- the dispatcher ----------------------------------------------------------------------------
 
 # Ops that may take a CPU tensor of any shape beside lazy ones (as PyTorch's CUDA ops do): the
@@ -291,10 +232,9 @@ def _failed(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str
             error: Exception) -> Any:
     """An op that failed inside one of autograd's C++ backward functions: results holding it.
 
-    The error is raised when they (or anything made from them) are read. An exception out of
-    such a function aborts the process (PyTorch's device guard for a Python backend calls Python
-    while the exception unwinds), so ``loss.backward()`` completes, and the gradients it could
-    not compute raise the error at their first use, naming the op.
+    An exception out of such a function aborts the process (PyTorch's device guard for a Python
+    backend calls Python while it unwinds): ``loss.backward()`` completes, and the gradients it
+    could not compute raise the error at their first use (or of anything made from them).
     """
     try:
         op = Aten.of(func)
@@ -343,22 +283,6 @@ def _alias(func: torch._ops.OpOverload, args: tuple[Any, ...], kwargs: dict[str,
     return LazyTensor(x.value, x.storage_, x.views_, missing=x.missing_, error=x.error_)
 
 
-def _foreach(func: torch._ops.OpOverload, args: tuple[Any, ...],
-             kwargs: dict[str, Any]) -> Any:
-    """``_foreach_op(lists...)``: ``op`` on each element (torch.optim's foreach updates)."""
-    name = func.overloadpacket.__name__[len("_foreach_"):]
-    each = getattr(torch.ops.aten, name)
-    n = next(len(a) for a in args if isinstance(a, list | tuple))
-    results = []
-    for i in range(n):
-        row = [a[i] if isinstance(a, list | tuple) else a for a in args]
-        kw = dict(kwargs)
-        if name.startswith(("addcmul", "addcdiv")) and len(row) == 4:
-            kw["value"] = row.pop()  # a list of scalars: the element's is the op's value
-        results.append(each(*row, **kw))
-    return None if name.endswith("_") else results
-
-
 # Ops handled before the table, by name: observations (barriers), the cheap aliases, and every
 # ``_foreach_*`` op.
 SPECIAL: dict[str, Callable[..., Any]] = {
@@ -368,7 +292,7 @@ HANDLERS: dict[Any, Callable[..., Any]] = {}  # by overload, worked out on its f
 
 def _handler(func: torch._ops.OpOverload) -> Callable[..., Any]:
     name = func.overloadpacket.__name__
-    return _foreach if name.startswith("_foreach_") else SPECIAL.get(name, _record)
+    return foreach if name.startswith("_foreach_") else SPECIAL.get(name, _record)
 
 
 def dispatch(func: torch._ops.OpOverload, args: tuple[Any, ...],
