@@ -41,7 +41,9 @@ CONTAINERS = (dict, list, set, deque)
 
 def _engine_modules() -> Iterator[types.ModuleType]:
     for info in pkgutil.walk_packages(ml.__path__, "minilazy."):
-        if ".conformance" not in info.name and ".demo" not in info.name:
+        # the demo and minilazy.pytorch are front-ends on the public face, not the engine (and
+        # minilazy.pytorch needs the torch extra)
+        if not any(f".{n}" in info.name for n in ("conformance", "demo", "pytorch")):
             yield importlib.import_module(info.name)
 
 
