@@ -56,14 +56,14 @@ def lazy(x: T) -> T:
         ('LazyTensor', True)
     """
     if isinstance(x, torch.nn.Module):
-        made: dict[int, torch.Tensor] = {}
+        made: dict[int, torch.nn.Parameter] = {}
         for module in x.modules():
             for name, p in module._parameters.items():
                 if p is not None and not isinstance(p, LazyTensor):
                     if id(p) not in made:
                         made[id(p)] = torch.nn.Parameter(lazy_tensor(p.detach()),
                                                          requires_grad=p.requires_grad)
-                    module._parameters[name] = made[id(p)]  # type: ignore[assignment]
+                    module._parameters[name] = made[id(p)]
             for name, b in module._buffers.items():
                 if b is not None and not isinstance(b, LazyTensor):
                     module._buffers[name] = lazy_tensor(b)

@@ -297,7 +297,8 @@ def _decompositions() -> dict[Any, Callable[..., Any]]:
     """PyTorch's Python decompositions of aten ops into other aten ops (``torch._decomp``)."""
     from torch._decomp import decomposition_table  # about 0.3 s to import: on the first miss
 
-    return decomposition_table
+    table: dict[Any, Callable[..., Any]] = decomposition_table
+    return table
 
 
 class Aten:

@@ -79,8 +79,9 @@ class LazyTensor(torch.Tensor):
                 missing: str = "", error: Exception | None = None,
                 strides: tuple[int, ...] | None = None) -> LazyTensor:
         dtype = TORCH_DTYPES[value.dtype]
-        t = torch.Tensor._make_wrapper_subclass(cls, value.shape, device=DEVICE, dtype=dtype,
-                                                requires_grad=requires_grad, strides=strides)
+        t: LazyTensor = torch.Tensor._make_wrapper_subclass(
+            cls, value.shape, device=DEVICE, dtype=dtype, requires_grad=requires_grad,
+            strides=strides)
         t.storage_ = storage if storage is not None else Storage(value)
         t.views_, t.value_, t.seen_ = views, value, t.storage_.version
         if missing or error is not None:
@@ -118,7 +119,8 @@ class LazyTensor(torch.Tensor):
 
     def numpy(self, *, force: bool = False) -> np.ndarray[Any, Any]:
         """The value as a NumPy array (a barrier); refused with grad, as for any tensor."""
-        return self.cpu().numpy(force=force)
+        host: np.ndarray[Any, Any] = self.cpu().numpy(force=force)
+        return host
 
     def tolist(self) -> Any:
         """The value as nested Python lists (a barrier)."""
