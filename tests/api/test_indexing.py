@@ -154,6 +154,48 @@ def test_int_indices_are_parameters_one_program_serves_every_value(device, data)
     np.testing.assert_array_equal(y.numpy(), want)
 
 
+@settings(max_examples=10)
+@given(data=st.data())
+def test_moving_windows_are_parameters_one_program_serves_every_start(device, data):
+    """``x[i:i+k]`` (with other axes indexed too), ``x[i:i+k] = v``, ``+=`` and the gradient
+    through the window, for changing starts ``i`` and a fixed ``k``, compile once each and equal
+    NumPy's: the start is a parameter of the program, as an int index is."""
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=3, min_side=2, max_side=5))
+    axis = data.draw(st.integers(0, len(shape) - 1))
+    size = data.draw(st.integers(1, shape[axis] - 1))
+    whole = (slice(None),) * axis  # the axes before the window: whole, an int, new, `...`
+    lead = data.draw(st.sampled_from([whole, (None, *whole), (0, *whole[1:]) if axis else whole,
+                                      (Ellipsis,) if axis == len(shape) - 1 else whole]))
+    rows = ([0, 1],) if axis + 1 < len(shape) and data.draw(st.booleans()) else ()
+    x = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    t = lazy(x, device)
+    starts = data.draw(st.lists(st.integers(0, shape[axis] - size), min_size=3, max_size=4))
+
+    def key(i):
+        return (*lead, slice(i, i + size), *rows)
+
+    y = lazy(np.zeros(shape, np.float32), device)
+
+    def run(i):
+        np.testing.assert_array_equal(t[key(i)].numpy(), x[key(i)])
+        y[key(i)] += 1.0
+        y.numpy()
+        g = ml.grad(lambda a: ml.sum(ml.sin(a[key(i)])))(t)
+        want = np.zeros(shape, np.float32)
+        np.add.at(want, key(i), np.cos(x[key(i)]))
+        np.testing.assert_allclose(g.numpy(), want, rtol=1e-6)
+
+    run(starts[0])
+    compiles = ml.metrics().compiles
+    for i in starts[1:]:
+        run(i)
+    assert ml.metrics().compiles == compiles
+    want = np.zeros(shape, np.float32)
+    for i in starts:
+        want[key(i)] += 1.0
+    np.testing.assert_array_equal(y.numpy(), want)
+
+
 # -- errors at the call ------------------------------------------------------------------------
 
 def _x(shape=(3, 4)) -> np.ndarray:

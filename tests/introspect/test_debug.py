@@ -38,19 +38,20 @@ def _sample():
 def test_text_printer_golden():
     assert ml.graph(_sample()).text() == textwrap.dedent("""\
         %0 = data[0]                  : f32[2,3]
-        %1 = scalar[1] (2.0)          : f32[]
+        %1 = scalar[2] (2.0)          : f32[]
         %2 = multiply %0, %1          : f32[2,3]
         %3 = tanh %2                  : f32[2,3]
         %4 = getitem %3[0:2, 2::-1]   : f32[2,3]
         %5 = sum %4 axes=[1] keepdims : f32[2,1]
         %6 = astype %5 to=float64     : f64[2,1]
-        %7 = scalar[2] (1.0)          : f64[]
+        %7 = scalar[3] (1.0)          : f64[]
         %8 = broadcast_to %7 shape=(1, 4) : f64[1,4]
         %9 = matmul %6, %8            : f64[2,4]
-        %10 = scalar[3] (5.0)         : f64[]
+        %10 = scalar[4] (5.0)         : f64[]
         %11 = scalar[0] (0)           : i64[]
-        %12 = setitem %9[%11, 1:4], %10 : f64[2,4]
-        return %12""")
+        %12 = scalar[1] (1)           : i64[]
+        %13 = setitem %9[%11, %12:%12+3], %10 : f64[2,4]
+        return %13""")
 
 
 def test_dot_printer_golden():

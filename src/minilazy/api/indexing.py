@@ -3,14 +3,15 @@
 Part of the tensor's surface, above core (a mask tensor is read by a host fallback): the tensor
 records ``x[key]`` as one ``GETITEM`` node whose attrs are a normalised
 :class:`~minilazy.ops.index_keys.Index` (negative indices resolved, ``...`` expanded, slices as
-start/size/step), and whose extra operands are the integer index arrays and the Python ints
-(parameters, as Python numbers are elsewhere: ``x[i]`` compiles once for every ``i``). Indices known
-on the host (ints, lists, NumPy arrays) are bounds-checked here, at the call; the values of index
-*tensors* are data, so out-of-range entries are clamped when read and dropped when written
-(implementation-defined, like XLA's gather and scatter). A boolean mask stands for the index arrays
-of its True entries, as in NumPy: a mask on the device is read by a counted host fallback, and the
-gather with its positions stays recorded (and differentiable); a 0-d boolean (``x[True]``) is a new
-axis of length 1 or 0 (:func:`scalar_bools`). Never imports jax.
+start/size/step), and whose extra operands are the integer index arrays, the Python ints and
+the starts of step-1 slices (parameters, as Python numbers are elsewhere: ``x[i]`` and
+``x[i:i+k]`` compile once for every ``i``). Indices known on the host (ints, lists, NumPy
+arrays) are bounds-checked here, at the call; the values of index *tensors* are data, so
+out-of-range entries are clamped when read and dropped when written (implementation-defined,
+like XLA's gather and scatter). A boolean mask stands for the index arrays of its True entries,
+as in NumPy: a mask on the device is read by a counted host fallback, and the gather with its
+positions stays recorded (and differentiable); a 0-d boolean (``x[True]``) is a new axis of
+length 1 or 0 (:func:`scalar_bools`). Never imports jax.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from minilazy.core.ir import (
     scalar_leaf,
 )
 from minilazy.core.state import LIVE, Handle
-from minilazy.ops.index_keys import Entry, Gap, Index, NewAxis, Param, Span, Take
+from minilazy.ops.index_keys import Entry, Gap, Index, NewAxis, Param, Span, Take, Window
 
 # A key item as the tensor hands it over: a tensor only when it is a boolean mask.
 Item: TypeAlias = "int | slice | None | EllipsisType | Node | np.ndarray[Any, Any] | Handle"
@@ -199,10 +200,14 @@ def index_spec(shape: Shape, key: Sequence[Item],
             axis += 1
         elif isinstance(k, slice):  # Python clamps huge starts and stops, as NumPy does
             r = range(*k.indices(shape[axis]))
-            # up to one element: the step does not matter, and a huge one would not fit in XLA's
-            # int64 strides (x[::2**63])
-            spec.append(Span(r.start, len(r), abs(r.step), r.step < 0) if len(r) > 1 else
-                        Span(r.start if len(r) else 0, len(r), 1, False))
+            if 0 < len(r) < shape[axis] and (r.step == 1 or len(r) == 1):
+                # a window: its start a parameter, so x[i:i+k] compiles once for every i (up to
+                # one element the step does not matter; a huge one would not fit XLA's strides)
+                spec.append(Window(len(arrays), len(r)))
+                arrays.append(scalar_leaf(r.start, DEFAULT_INT))
+            else:
+                spec.append(Span(r.start, len(r), abs(r.step), r.step < 0) if len(r) > 1 else
+                            Span(0, len(r), 1, False))
             axis += 1
         elif isinstance(k, bool):  # not an int 0 or 1: scalar_bools lifts it, before this
             raise UnsupportedError("0-d boolean indices go through scalar_bools first")

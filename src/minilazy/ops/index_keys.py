@@ -104,7 +104,24 @@ class Param(NamedTuple):
     kind: int = 5
 
 
-Entry: TypeAlias = At | Span | NewAxis | Take | Gap | Param
+class Window(NamedTuple):
+    """A step-1 slice of ``size`` elements whose start is the ``k``-th index operand.
+
+    What ``x[i:i+k]`` becomes: the start is a 0-d int argument of the program (resolved,
+    ``0 <= start <= n - size``), the size is static, so a window moving along an axis runs one
+    compiled program. Lowering and reference cut the window out first (:func:`windows`).
+
+    Example:
+        >>> Window(0, 3).size
+        3
+    """
+
+    k: int
+    size: int
+    kind: int = 6
+
+
+Entry: TypeAlias = At | Span | NewAxis | Take | Gap | Param | Window
 
 
 class Index(NamedTuple):
@@ -117,6 +134,32 @@ class Index(NamedTuple):
 
     entries: tuple[Entry, ...]
 
+
+def windows(spec: Index) -> tuple[Index, tuple[tuple[int, int, int], ...]]:
+    """``spec`` once its windows are cut out of ``x``, and each window's ``(axis, k, size)``.
+
+    Each :class:`Window` becomes the whole of its (cut) axis, a :class:`Span`: the caller
+    slices ``x`` to the windows first (``lax.dynamic_slice`` in the lowering, a view in the
+    reference) and applies the returned spec to that region, whose axes are ``x``'s.
+
+    Example:
+        >>> spec, cuts = windows(Index((At(1), Window(0, 3))))
+        >>> spec.entries[1], cuts  # axis 1 is cut to the window's 3 elements, from operand 0
+        (Span(start=0, size=3, step=1, reverse=False, kind=1), ((1, 0, 3),))
+    """
+    if not any(type(e) is Window for e in spec.entries):
+        return spec, ()
+    entries: list[Entry] = []
+    cuts = []
+    axis = 0
+    for e in spec.entries:
+        if isinstance(e, Window):
+            cuts.append((axis, e.k, e.size))
+            e = Span(0, e.size, 1, False)
+        entries.append(e)
+        if not isinstance(e, NewAxis | Gap):  # the others each consume one axis of x
+            axis += 1
+    return Index(tuple(entries)), tuple(cuts)
 
 
 def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
@@ -141,6 +184,8 @@ def numpy_index(spec: Index, arrays: Sequence[Any]) -> tuple[Any, ...]:
                 out.append(arrays[k])
             case Gap():
                 out.append(Ellipsis)
+            case Window():
+                raise ValueError("cut an index's windows out first: windows(spec)")
             case _:
                 assert_never(entry)
     return tuple(out)
@@ -168,9 +213,9 @@ def index_shape(shape: Shape, spec: Index, array_shapes: Sequence[Shape]) -> Sha
         (3,)
     """
     if not any(type(e) is Take for e in spec.entries):  # basic indexing: no need to ask NumPy
-        return tuple(e.size if isinstance(e, Span) else 1 for e in spec.entries
-                     if isinstance(e, Span | NewAxis))
-    return _advanced_shape(shape, spec, tuple(array_shapes))
+        return tuple(1 if isinstance(e, NewAxis) else e.size for e in spec.entries
+                     if isinstance(e, Span | Window | NewAxis))
+    return _advanced_shape(shape, windows(spec)[0], tuple(array_shapes))
 
 
 @functools.lru_cache(maxsize=1024)  # a model indexes alike every step: ask NumPy once
@@ -227,6 +272,8 @@ def index_text(spec: Index, arrays: Sequence[str]) -> str:
                 parts.append("None")
             case Take(k) | Param(k):
                 parts.append(arrays[k])
+            case Window(k, size):
+                parts.append(f"{arrays[k]}:{arrays[k]}+{size}")
             case Gap():
                 parts.append("...")
             case _:

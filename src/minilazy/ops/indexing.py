@@ -15,6 +15,7 @@ from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 
 from minilazy.core import infer, ir, lowering
 from minilazy.core.attrs import Attrs, mismatch
@@ -31,6 +32,7 @@ from minilazy.ops.index_keys import (
     numpy_index,
     setitem_shape,
     widened,
+    windows,
 )
 
 Array = np.ndarray[Any, Any]
@@ -76,24 +78,55 @@ def setitem_rule(op: Op, xs: tuple[Node, ...], attrs: Attrs) -> tuple[Shape, DTy
 
 
 # -- the lowering ---------------------------------------------------------------------------
+def _region(x: Any, arrays: Sequence[Any], spec: Index) -> tuple[Index, list[Any], list[int]]:
+    """The spec once ``x`` is cut to its windows, and the cut's starts and sizes on ``x``."""
+    static, cuts = windows(spec)
+    starts: list[Any] = [0] * x.ndim
+    sizes = list(x.shape)
+    for axis, k, size in cuts:
+        starts[axis], sizes[axis] = arrays[k], size
+    return static, starts, sizes
+
+
 def lower_getitem(xs: Sequence[Any], n: Node) -> Any:
-    """``x[index]`` on ``jax.numpy`` arrays (a gather; out-of-range index arrays clamp)."""
-    return xs[0][numpy_index(_index(n.op, n.attrs), xs[1:])]
+    """``x[index]`` on ``jax.numpy`` arrays (a gather; out-of-range index arrays clamp).
+
+    A window (``x[i:i+k]``) is a ``dynamic_slice`` at the program's argument ``i`` first.
+    """
+    x, *arrays = xs
+    static, starts, sizes = _region(x, arrays, _index(n.op, n.attrs))
+    if static is not n.attrs:
+        x = lax.dynamic_slice(x, starts, sizes)
+    return x[numpy_index(static, arrays)]
 
 
 def lower_setitem(xs: Sequence[Any], n: Node) -> Any:
-    """``x.at[index].set(v)`` or ``.add(v)`` (a scatter; out-of-range writes are dropped)."""
-    x, v, *arrays = xs
-    spec = _index(n.op, n.attrs)
+    """``x.at[index].set(v)`` or ``.add(v)`` (a scatter; out-of-range writes are dropped).
+
+    Through a window: the window's region is cut out, updated, and put back in place.
+    """
+    whole, v, *arrays = xs
+    spec, starts, sizes = _region(whole, arrays, _index(n.op, n.attrs))
+    x = whole if spec is n.attrs else lax.dynamic_slice(whole, starts, sizes)
     target = index_shape(x.shape, spec, [a.shape for a in arrays])
     while v.ndim > len(target) and v.shape[0] == 1:  # NumPy drops the value's leading 1s
         v = v.reshape(v.shape[1:])
     at = x.at[numpy_index(spec, arrays)]
     v = jnp.broadcast_to(lowering.astype(v, x.dtype), target)
-    return at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
+    x = at.add(v) if n.op is Op.SCATTER_ADD else at.set(v)
+    return x if spec is n.attrs else lax.dynamic_update_slice(whole, x, starts)
 
 
 # -- the reference: NumPy, doing what XLA does with out-of-range index arrays ---------------
+def _cut(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Index, tuple[slice, ...]]:
+    """The spec once ``x`` is cut to its windows, and the slices that cut it (at their starts)."""
+    static, cuts = windows(spec)
+    at = [slice(None)] * x.ndim
+    for axis, k, size in cuts:
+        at[axis] = slice(int(arrays[k]), int(arrays[k]) + size)
+    return static, tuple(at)
+
+
 def _clamped(x: Array, arrays: Sequence[Array], spec: Index) -> list[Array]:
     """Index arrays clamped into range, as XLA's gather clamps (implementation-defined)."""
     out = list(arrays)  # (an int parameter is in range: checked when it was recorded)
@@ -122,7 +155,8 @@ def reference_getitem(xs: Sequence[Array], n: Node) -> Array:
         array([3.])
     """
     x, *arrays = xs
-    spec = _index(n.op, n.attrs)
+    spec, at = _cut(x, arrays, _index(n.op, n.attrs))
+    x = x[at]
     return np.asarray(x[numpy_index(spec, _clamped(x, arrays, spec))])
 
 
@@ -160,8 +194,9 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
         >>> reference_setitem([np.zeros(3), np.array(5.0)], n)
         array([0., 5., 0.])
     """
-    x, v, *arrays = xs
-    spec = _index(n.op, n.attrs)
+    whole, v, *arrays = xs
+    spec, at = _cut(whole, arrays, _index(n.op, n.attrs))
+    x = whole[at]
     out, kept = _dropping(x, arrays, spec)
     index = numpy_index(spec, kept)
     target = index_shape(x.shape, spec, [a.shape for a in arrays])
@@ -172,7 +207,9 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
             np.add.at(out, index, np.broadcast_to(v.astype(x.dtype), target))
         else:
             out[index] = np.broadcast_to(v.astype(x.dtype), target)
-    return out[tuple(slice(0, side) for side in x.shape)]
+    whole = whole.copy()
+    whole[at] = out[tuple(slice(0, side) for side in x.shape)]
+    return whole
 
 
 # -- the printers ---------------------------------------------------------------------------
