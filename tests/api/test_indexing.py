@@ -198,6 +198,21 @@ def test_moving_windows_are_parameters_one_program_serves_every_start(device, da
 
 # -- errors at the call ------------------------------------------------------------------------
 
+def test_a_key_structure_seen_before_still_checks_its_ints_as_numpy(device):
+    # Keys of ints, slices, None and ... are worked out once per structure (a lean path); the
+    # ints of a later key of that structure are still checked, with NumPy's words.
+    x = lazy(np.arange(24.0).reshape(2, 3, 4), device)
+    for key in [(0, ..., 1), (None, 1, slice(0, 2), -1)]:
+        np.testing.assert_array_equal(x[key].numpy(), np.arange(24.0).reshape(2, 3, 4)[key])
+    for key in [(0, ..., -5), (2, ..., 0), (-3, ..., 3), (None, 2, slice(0, 2), 0),
+                (None, 0, slice(0, 2), 4)]:
+        with pytest.raises(IndexError) as got:
+            x[key]
+        with pytest.raises(IndexError) as want:
+            np.empty((2, 3, 4))[key]
+        assert str(got.value) == str(want.value)
+
+
 def _x(shape=(3, 4)) -> np.ndarray:
     return np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
 

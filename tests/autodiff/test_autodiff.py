@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 import minilazy as ml
 from minilazy.autodiff import tape as autodiff
 from minilazy.autodiff.vjps import BINARY_VJP, NOT_DIFFERENTIABLE, SHAPE_VJP, UNARY_VJP, VJP
-from minilazy.core.ir import Op
+from minilazy.core.ir import Node, Op
 
 # Inputs where each function is smooth, away from kinks and domain edges (float64).
 SMOOTH = {
@@ -171,17 +171,26 @@ def _grads(p, x):
 @given(st.integers(1, 4), st.integers(1, 4), st.integers(2, 5), st.integers(0, 2**32 - 1))
 def test_a_taped_backward_pass_is_the_rules_graph_replayed(n, k, m, seed):
     """The second gradient of a structure replays the first one's tape: no VJP rule runs, the
-    graph (its key) is the one the rules record, and the values are jax.grad's."""
+    graph (its key) is the one the rules record, and the values are jax.grad's. The third
+    clones the taped nodes with the digests noted at the second: each is the node's own."""
     rng = np.random.default_rng(seed)
     ml.clear_cache()  # forgets the tapes too: the first call runs the rules
     ml.reset_metrics()
     runs = []
-    for _ in range(2):  # new data, same structure
+    for _ in range(3):  # new data, same structure
         p = {"w": rng.standard_normal((k, m)), "b": rng.standard_normal(m)}
         x = rng.standard_normal((n, k))
         runs.append((p, x, *_grads(p, x)))
         assert ml.metrics().backward_replays == len(runs) - 1
-    assert runs[0][4] == runs[1][4]
+    assert runs[0][4] == runs[1][4] == runs[2][4]
+    seen, stack = set(), [t._node for t in runs[2][3].values()]
+    while stack:
+        node = stack.pop()
+        if node not in seen:
+            seen.add(node)
+            stack.extend(node.operands)
+            again = Node(node.op, node.operands, node.attrs, node.shape, node.dtype)
+            assert (node.digest, node.exact) == (again.digest, again.exact), node
     for p, x, value, g, _ in runs:
         with jax.enable_x64(True):
             want_value, want = jax.value_and_grad(_mlp_jax)(p, x)

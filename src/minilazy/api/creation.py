@@ -282,6 +282,31 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
     """
     if stop is None:
         start, stop = 0, start
+    key = (start, stop, step, dtype)
+    # ints (not bools, not floats: -0.0 == 0.0) key a table of the numbers: a model's arange(n)
+    known = type(start) is type(stop) is type(step) is int and (
+        dtype is None or isinstance(dtype, np.dtype | type | str))
+    numbers = _ARANGE.get(key) if known else None
+    if numbers is None:
+        numbers = _arange_numbers(start, stop, step, dtype)
+        if known:
+            if len(_ARANGE) > 1024:
+                _ARANGE.clear()
+            _ARANGE[key] = numbers
+    n, work, d, start0, delta = numbers
+    dev = _device(device, "arange")
+    i = _iota((n,), 0, work, dev)
+    scaled = record(Op.MUL, (i._node, scalar(delta, work)), NONE, dev)
+    out = record(Op.ADD, (scaled._node, scalar(start0, work)), NONE, dev)
+    return out if work == d else record(Op.CONVERT, (out._node,), Cast(dtypes.CODE[d]), dev)
+
+
+_ARANGE: dict[tuple[Any, ...], tuple[int, DType, DType, Number, Number]] = {}
+
+
+def _arange_numbers(start: Scalar, stop: Scalar, step: Scalar, dtype: DTypeLike | None
+                    ) -> tuple[int, DType, DType, Number, Number]:
+    """``arange``'s length, working and result dtypes, first value and step (in ``work``)."""
     if step == 0:
         raise ZeroDivisionError("arange: step must not be zero")  # NumPy's error
     if dtype is None:  # NumPy's: the values' own dtypes, at least int64 or float64
@@ -304,11 +329,7 @@ def arange(start: Scalar, /, stop: Scalar | None = None, step: Scalar = 1, *,
         first[0] = start
         first[1] = start + step if n > 1 else first[0]  # one value: 0 * inf would be nan
     start0, delta = first[:1].astype(work), np.diff(first.astype(work))  # (integers wrap)
-    dev = _device(device, "arange")
-    i = _iota((n,), 0, work, dev)
-    scaled = record(Op.MUL, (i._node, _param(delta.item(), work)), NONE, dev)
-    out = record(Op.ADD, (scaled._node, _param(start0.item(), work)), NONE, dev)
-    return out if work == d else record(Op.CONVERT, (out._node,), Cast(dtypes.CODE[d]), dev)
+    return n, work, d, start0.item(), delta.item()
 
 
 def eye(n_rows: int, n_cols: int | None = None, /, *, k: int = 0, dtype: DTypeLike | None = None,

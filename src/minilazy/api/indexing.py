@@ -20,7 +20,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from types import EllipsisType
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, cast
 
 import numpy as np
 
@@ -245,6 +245,73 @@ def index_spec(shape: Shape, key: Sequence[Item],
             a = host_data(a, None, device)
         nodes.append(a)
     return Index(tuple(spec)), tuple(nodes)
+
+
+# A key of Python ints, slices of ints, None and ``...`` (what a model's code writes) -> its spec
+# and where each operand comes from: (key position, axis length) of an int, or a window's start.
+# Keyed by the key's structure, not its ints' values (they are parameters): a lean path.
+_BASIC: dict[tuple[Shape, tuple[Any, ...]], tuple[Index, tuple[tuple[int, int] | int, ...]]] = {}
+
+
+def basic_index(shape: Shape, key: Any, device: Device) -> tuple[Index, tuple[Node, ...]] | None:
+    """:func:`index_spec` of a key of ints, int slices, ``None`` and ``...`` (else ``None``).
+
+    The spec is worked out once per shape and key structure; a later key of that structure
+    only checks its ints' bounds (NumPy's ``IndexError``, as :func:`index_spec` raises it) and
+    makes their parameters.
+
+    Example:
+        >>> spec, operands = basic_index((4, 5), (-1, slice(1, 3)), None)
+        >>> spec.entries, [o.payload for o in operands]  # both parameters: the int, the start
+        ((Param(k=0, kind=5), Window(k=1, size=2, kind=6)), [3, 1])
+    """
+    items = key if type(key) is tuple else (key,)
+    signature: list[Any] = []
+    for k in items:
+        if type(k) is int:  # (not a bool: scalar_bools' business)
+            signature.append(int)
+        elif type(k) is slice:
+            parts = (k.start, k.stop, k.step)
+            if not all(p is None or type(p) is int for p in parts):
+                return None
+            signature.append(parts)
+        elif k is None or k is Ellipsis:
+            signature.append(k)
+        else:
+            return None
+    found = _BASIC.get((shape, tuple(signature)))
+    if found is None:
+        spec, operands = index_spec(shape, items, device)
+        consumed = sum(k is not None and k is not Ellipsis for k in items)
+        ints, axis = [], 0
+        for i, k in enumerate(items):
+            if type(k) is int:
+                ints.append((i, shape[axis]))
+            axis += len(shape) - consumed if k is Ellipsis else k is not None
+        params = {e.k for e in spec.entries if type(e) is Param}
+        plan = tuple([ints.pop(0) if j in params else cast(int, o.payload)  # a start
+                      for j, o in enumerate(operands)])
+        if len(_BASIC) > 4096:  # bounded: a program with many structures starts over
+            _BASIC.clear()
+        _BASIC[(shape, tuple(signature))] = spec, plan
+        return spec, operands
+    spec, plan = found
+    made = []
+    for p in plan:
+        if isinstance(p, tuple):
+            k, n = items[p[0]], p[1]
+            if not -n <= k < n:
+                raise IndexError(f"index {k} is out of bounds for axis "
+                                 f"{_axis_of(items, p[0], len(shape))} with size {n}")
+            made.append(scalar_leaf(k % n, DEFAULT_INT))
+        else:
+            made.append(scalar_leaf(p, DEFAULT_INT))
+    return spec, tuple(made)
+
+
+def _axis_of(items: Sequence[Any], at: int, ndim: int) -> int:
+    consumed = sum(k is not None and k is not Ellipsis for k in items)
+    return sum(ndim - consumed if k is Ellipsis else k is not None for k in items[:at])
 
 
 def _fits(value: Shape, target: Shape) -> bool:

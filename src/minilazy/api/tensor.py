@@ -17,7 +17,14 @@ from typing import Any, Final, TypeAlias, cast
 import numpy as np
 
 from minilazy.api.host import check_power, host_data
-from minilazy.api.indexing import Item, fill_mask, index_spec, scalar_bools, warn_view_write
+from minilazy.api.indexing import (
+    Item,
+    basic_index,
+    fill_mask,
+    index_spec,
+    scalar_bools,
+    warn_view_write,
+)
 from minilazy.api.interop import ArrayAPIMethods
 from minilazy.api.methods import NumPyMethods
 from minilazy.api.scalars import check_scalar, is_weak, scalar, weak_scalar
@@ -219,6 +226,9 @@ class Tensor(tracer.Tensor, NumPyMethods):
 
     # -- indexing ------------------------------------------------------------------------------
     def _index(self, key: Any, op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
+        found = basic_index(self.shape, key, self._device)
+        if found is not None:
+            return found
         items: list[Item] = []
         for k in key if isinstance(key, tuple) else (key,):
             if k is None or k is Ellipsis or isinstance(k, (slice, bool)):
@@ -240,6 +250,9 @@ class Tensor(tracer.Tensor, NumPyMethods):
         return record(Op.RESHAPE, (self._node,), ToShape(shape), self._device), key
 
     def __getitem__(self, key: Any) -> Tensor:
+        found = basic_index(self.shape, key, self._device)  # ints, slices, None, ...: lean
+        if found is not None:
+            return record(Op.GETITEM, (self._node, *found[1]), found[0], self._device)
         x, key = self._with_bools(key, "getitem")
         spec, arrays = x._index(key)
         return record(Op.GETITEM, (x._node, *arrays), spec, self._device)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 from minilazy.api.creation import full_like, zeros_like
@@ -51,6 +51,9 @@ class Tape:
     structure: tuple[object, ...]
     steps: tuple[Step, ...]
     results: tuple[int, ...]
+    # The steps' digests, noted at the first replay: a digest is structural and the forward
+    # graph is the taped one by value, so later replays clone the nodes without hashing again.
+    digests: list[int] = field(default_factory=list, compare=False, repr=False)
 
 
 class Tapes:
@@ -261,9 +264,19 @@ def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]
     """The tape's nodes over a new forward graph: what the rules would record, without them."""
     site = user_site() if ENGINE.sites else None
     made: list[Node] = []
-    for op, attrs, shape, dtype, payload, refs in tape.steps:
-        made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]), attrs,
-                         shape, dtype, payload, site))
+    if len(tape.digests) == len(tape.steps):
+        for (op, attrs, shape, dtype, payload, refs), digest in zip(tape.steps, tape.digests):
+            n = Node.__new__(Node)  # Node() less its family check and hash, done when taped
+            n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, \
+                payload, site
+            n.operands = tuple([made[r] if r >= 0 else order[~r] for r in refs])
+            n.exact, n.digest = (op, attrs, shape, dtype), digest
+            made.append(n)
+    else:
+        for op, attrs, shape, dtype, payload, refs in tape.steps:
+            made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]),
+                             attrs, shape, dtype, payload, site))
+        tape.digests[:] = [n.digest for n in made]
     COUNTERS.ops_recorded += len(made)
     COUNTERS.backward_replays += 1
     ENGINE.pending += len(made)
