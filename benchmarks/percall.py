@@ -5,7 +5,8 @@
 operators and methods) with a timer, runs steps of the MLP, CNN and Transformer exactly as
 ``benchmarks/systems.py``'s ``minilazy`` system does (one thread), and prints, per function:
 calls per step, microseconds per call and nodes recorded per call, then microseconds per node.
-Times are *exclusive*: a call's own work, without the public calls made inside it (what a
+Each figure is the median step's (a step with a garbage collection is not the typical
+one). Times are *exclusive*: a call's own work, without the public calls made inside it (what a
 composite such as ``layer_norm`` records through internal functions is its own). The barrier
 (``ml.mark_step``) is its own row. ``--json out.json`` keeps the figures; ``--before
 old.json`` adds them as columns (run this file once on each revision, e.g. with
@@ -18,6 +19,7 @@ import argparse
 import functools
 import json
 import os
+import statistics
 import sys
 import time
 import types
@@ -124,11 +126,16 @@ def measure(steps: int, warm: int) -> dict[str, dict[str, Any]]:
         step = system.model_step(model)
         for i in range(warm):
             system.wait(step(i))
-        TOTALS.clear()
+        rows: dict[str, list[list[float]]] = defaultdict(list)
         for i in range(warm, warm + steps):
+            TOTALS.clear()
             system.wait(step(i))
-        out[model] = {name: {"calls": c / steps, "us": 1e6 * t / c, "nodes": n / c}
-                      for name, (c, t, n) in TOTALS.items()}
+            for name, row in TOTALS.items():
+                rows[name].append(row)
+        # The median step's time: a step with a garbage collection in it is not the typical one
+        out[model] = {name: {"calls": r[0][0], "us": 1e6 * statistics.median(t for _, t, _ in r)
+                             / r[0][0], "nodes": r[0][2] / r[0][0]}
+                      for name, r in rows.items()}
     return out
 
 

@@ -35,6 +35,9 @@ MEMOS = {
     "minilazy.core.runtime._DEVICES": "one Device object per (platform, index)",
     "minilazy.scaleout.placement.MESHES": "one jax Mesh per minilazy Mesh",
     "minilazy.random._LEAVES": "one scalar leaf per key value",
+    "minilazy.api.indexing._BASIC": "an index spec per (shape, key structure)",
+    "minilazy.api.creation._ARANGE": "arange's numbers per int arguments and dtype",
+    "minilazy.api.axes._AXES": "normalised axes per (axes, ndim)",
 }
 CONTAINERS = (dict, list, set, deque)
 

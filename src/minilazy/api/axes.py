@@ -45,6 +45,22 @@ def normalize_axes(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
     """
     if axes is None:
         return tuple(range(ndim))
+    # an int or a tuple of ints (not bools): worked out once (a model reduces alike each step)
+    known = type(axes) is int or type(axes) is tuple and all(type(a) is int for a in axes)
+    found = _AXES.get((axes, ndim)) if known else None
+    if found is None:
+        found = _normalized(op_name, axes, ndim)
+        if known:
+            if len(_AXES) > 4096:
+                _AXES.clear()
+            _AXES[axes, ndim] = found
+    return found
+
+
+_AXES: dict[tuple[object, int], tuple[int, ...]] = {}
+
+
+def _normalized(op_name: str, axes: object, ndim: int) -> tuple[int, ...]:
     out = []
     for a in integers(op_name, axes):
         if not -ndim <= a < ndim:

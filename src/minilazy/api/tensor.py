@@ -227,8 +227,9 @@ class Tensor(tracer.Tensor, NumPyMethods):
     # -- indexing ------------------------------------------------------------------------------
     def _index(self, key: Any, op: str = "getitem") -> tuple[Index, tuple[Node, ...]]:
         found = basic_index(self.shape, key, self._device)
-        if found is not None:
-            return found
+        return self._spec(key, op) if found is None else found
+
+    def _spec(self, key: Any, op: str) -> tuple[Index, tuple[Node, ...]]:
         items: list[Item] = []
         for k in key if isinstance(key, tuple) else (key,):
             if k is None or k is Ellipsis or isinstance(k, (slice, bool)):
@@ -254,7 +255,7 @@ class Tensor(tracer.Tensor, NumPyMethods):
         if found is not None:
             return record(Op.GETITEM, (self._node, *found[1]), found[0], self._device)
         x, key = self._with_bools(key, "getitem")
-        spec, arrays = x._index(key)
+        spec, arrays = x._index(key) if x is not self else x._spec(key, "getitem")
         return record(Op.GETITEM, (x._node, *arrays), spec, self._device)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
