@@ -8,9 +8,11 @@ calls per step, microseconds per call and nodes recorded per call, then microsec
 Each figure is the median step's (a step with a garbage collection is not the typical
 one). Times are *exclusive*: a call's own work, without the public calls made inside it (what a
 composite such as ``layer_norm`` records through internal functions is its own). The barrier
-(``ml.mark_step``) is its own row. ``--json out.json`` keeps the figures; ``--before
-old.json`` adds them as columns (run this file once on each revision, e.g. with
-``PYTHONPATH=<other checkout>/src``). The wrapper's own cost is measured and subtracted.
+(``ml.mark_step``, which on one thread also runs the program) is its own row. ``--json
+out.json`` keeps the figures; ``--before old.json ...`` adds another revision's as columns and
+``--now new.json ...`` makes the tables from kept files, each the least over the files given
+(run this file alternately on each revision, e.g. with ``PYTHONPATH=<other checkout>/src``: a
+shared machine's noise is then the same for both). The wrapper's own cost is subtracted.
 """
 
 from __future__ import annotations
@@ -116,6 +118,18 @@ def _wrapper_cost() -> float:
     return row[1] / row[0]
 
 
+def measure_least(runs: int, steps: int, warm: int) -> dict[str, dict[str, Any]]:
+    """:func:`measure` ``runs`` times; per function the least µs per call (noise only adds)."""
+    best = measure(steps, warm)
+    for _ in range(runs - 1):
+        again = measure(steps, warm)
+        for model, rows in best.items():
+            for name, row in rows.items():
+                if name in again[model]:
+                    row["us"] = min(row["us"], again[model][name]["us"])
+    return best
+
+
 def measure(steps: int, warm: int) -> dict[str, dict[str, Any]]:
     """Per model: per function, calls per step, µs per call, nodes per call."""
     from systems import MinilazySystem
@@ -139,6 +153,11 @@ def measure(steps: int, warm: int) -> dict[str, dict[str, Any]]:
     return out
 
 
+# Not recording: the barrier runs the program too (XLA's CPU client runs it in the calling
+# thread), and asarray copies the batch.
+OUTSIDE = ("ml.mark_step", "ml.asarray")
+
+
 def table(now: dict[str, Any], before: dict[str, Any] | None, floor: float) -> str:
     """A markdown table per model, most time per step first."""
     lines = []
@@ -148,15 +167,17 @@ def table(now: dict[str, Any], before: dict[str, Any] | None, floor: float) -> s
                   "| function | calls/step | nodes/call | µs/call | µs/node | µs/step |"
                   + (" µs/call before | µs/node before |" if before else ""),
                   "|---|---|---|---|---|---|" + ("---|---|" if before else "")]
-        total = 0.0
+        total = before_total = 0.0
         for name, r in sorted(rows.items(), key=lambda kv: -kv[1]["us"] * kv[1]["calls"]):
             us = max(r["us"] - floor, 0.0)
-            total += us * r["calls"]
+            b = old.get(name)
+            if name not in OUTSIDE:
+                total += us * r["calls"]
+                before_total += max(b["us"] - floor, 0.0) * b["calls"] if b else 0.0
             per_node = f"{us / r['nodes']:.2f}" if r["nodes"] else "—"
             line = (f"| `{name}` | {r['calls']:g} | {r['nodes']:.1f} | {us:.2f} | {per_node} | "
                     f"{us * r['calls']:.0f} |")
             if before:
-                b = old.get(name)
                 if b:
                     bus = max(b["us"] - floor, 0.0)
                     line += f" {bus:.2f} | " + (f"{bus / b['nodes']:.2f} |" if b["nodes"]
@@ -164,25 +185,58 @@ def table(now: dict[str, Any], before: dict[str, Any] | None, floor: float) -> s
                 else:
                     line += " — | — |"
             lines.append(line)
-        lines.append(f"\nHost µs per step in these calls: {total:.0f}.")
+        lines.append(f"\nRecording (every call but {' and '.join(sorted(OUTSIDE))}): "
+                     f"{total:.0f} µs per step" + (f", {before_total:.0f} before." if before
+                                                   else "."))
     return "\n".join(lines)
+
+
+def least_of(paths: list[Path]) -> dict[str, Any]:
+    """``--json`` files of one revision as one: per function the least µs per call."""
+    kept = [json.loads(p.read_text()) for p in paths]
+    out = kept[0]
+    for other in kept[1:]:
+        for model, rows in out["models"].items():
+            for name, row in rows.items():
+                if name in other["models"].get(model, {}):
+                    row["us"] = min(row["us"], other["models"][model][name]["us"])
+    if len(kept) > 1:
+        out["measured"] = f"{len(kept)} files: " + "; ".join(k["measured"] for k in kept)
+    return out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--warm", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=3, help="measure this many times: the least")
+    parser.add_argument("--markdown", type=Path, help="write the tables here too")
+    parser.add_argument("--now", type=Path, nargs="+",
+                        help="no measuring: the tables of these --json files (the least)")
     parser.add_argument("--json", type=Path, help="write the figures here")
-    parser.add_argument("--before", type=Path, help="figures of another revision, as columns")
+    parser.add_argument("--before", type=Path, nargs="+",
+                        help="--json files of another revision (the least of them), as columns")
     args = parser.parse_args()
-    install()
-    floor = _wrapper_cost()
-    now = measure(args.steps, args.warm)
+    if args.now:
+        kept = least_of(args.now)
+        floor, now, when = kept["floor_us"] / 1e6, kept["models"], kept["measured"]
+    else:
+        install()
+        floor = _wrapper_cost()
+        now = measure_least(args.runs, args.steps, args.warm)
+        when = (f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, least of {args.runs} "
+                f"runs' median step, {args.steps} steps each")
     if args.json:
-        args.json.write_text(json.dumps({"floor_us": 1e6 * floor, "models": now}, indent=1))
-    before = json.loads(args.before.read_text())["models"] if args.before else None
-    print(f"minilazy {ml.__file__}; wrapper cost {1e6 * floor:.2f} µs per call, subtracted")
-    print(table(now, before, 1e6 * floor))
+        args.json.write_text(json.dumps({"floor_us": 1e6 * floor, "models": now,
+                                         "measured": when}, indent=1))
+    before = least_of(args.before)["models"] if args.before else None
+    text = (f"Measured by `benchmarks/percall.py` ({when}; one thread; per function the least; "
+            f"the timer's own {1e6 * floor:.2f} µs per call subtracted).\n"
+            + table(now, before, 1e6 * floor))
+    print(text)
+    if args.markdown:
+        args.markdown.write_text("<!-- Generated by benchmarks/percall.py: do not edit. -->\n\n"
+                                 + text + "\n")
 
 
 if __name__ == "__main__":

@@ -282,12 +282,8 @@ def basic_index(shape: Shape, key: Any, device: Device) -> tuple[Index, tuple[No
     found = _BASIC.get((shape, tuple(signature)))
     if found is None:
         spec, operands = index_spec(shape, items, device)
-        consumed = sum(k is not None and k is not Ellipsis for k in items)
-        ints, axis = [], 0
-        for i, k in enumerate(items):
-            if type(k) is int:
-                ints.append((i, shape[axis]))
-            axis += len(shape) - consumed if k is Ellipsis else k is not None
+        ints = [(i, shape[_axis_of(items, i, len(shape))]) for i, k in enumerate(items)
+                if type(k) is int]
         params = {e.k for e in spec.entries if type(e) is Param}
         plan = tuple([ints.pop(0) if j in params else cast(int, o.payload)  # a start
                       for j, o in enumerate(operands)])
@@ -310,6 +306,7 @@ def basic_index(shape: Shape, key: Any, device: Device) -> tuple[Index, tuple[No
 
 
 def _axis_of(items: Sequence[Any], at: int, ndim: int) -> int:
+    """The axis the key's item ``at`` indexes (a key of ints, slices, ``None`` and ``...``)."""
     consumed = sum(k is not None and k is not Ellipsis for k in items)
     return sum(ndim - consumed if k is Ellipsis else k is not None for k in items[:at])
 
