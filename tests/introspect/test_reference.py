@@ -71,3 +71,23 @@ def test_reference_updates_with_out_of_range_device_indices_as_the_engine(data):
         y[key] = -1.0
     (expected,) = reference.run(y)
     np.testing.assert_array_equal(expected, y.numpy())
+
+
+@settings(max_examples=25)
+@given(data=st.data())
+def test_reference_reads_and_writes_through_windows_and_0d_arrays_as_the_engine(data):
+    """Step-1 slices are windows (their start a parameter): the interpreter cuts them out, reads
+    or updates the region and puts it back, as the lowering's dynamic slices do; a 0-d array
+    indexed by ``()`` stays an array."""
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=1, max_side=4))
+    x = np.arange(np.prod(shape), dtype=np.float64).reshape(shape)
+    key = tuple(data.draw(st.sampled_from([slice(None), slice(1, None), slice(0, -1),
+                                           slice(None, None, 2), 0]))
+                for _ in shape)
+    y = ml.asarray(x) * 1.0
+    read = y[key] * 2.0
+    y[key] = -1.0
+    y[key] += read
+    expected, got = reference.run(read, y), (read.numpy(), y.numpy())
+    for e, g in zip(expected, got):
+        np.testing.assert_array_equal(e, g)

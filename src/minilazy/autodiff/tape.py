@@ -15,6 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import accumulate
 from typing import Any, Final
 
 from minilazy.api.creation import full_like, zeros_like
@@ -51,8 +52,7 @@ class Tape:
     structure: tuple[object, ...]
     steps: tuple[Step, ...]
     results: tuple[int, ...]
-    # The steps' digests, noted at the first replay: a digest is structural and the forward
-    # graph is the taped one by value, so later replays clone the nodes without hashing again.
+    # Noted at the first replay; later ones clone nodes with them (a digest is structural)
     digests: list[int] = field(default_factory=list, compare=False, repr=False)
 
 
@@ -99,7 +99,6 @@ class Tapes:
 
 
 TAPES: Final = Tapes()
-
 
 
 def clear_cache() -> None:
@@ -154,8 +153,7 @@ def _backward(out: Tensor, wrt: Sequence[Node], origins: dict[Node, Node]) -> li
         return _run_rules(out, wrt, _through(out._node, origins), origins)
     policy = current_policy()
     targets = tuple([index.get(t, -1) for t in wrt])
-    # (special_scalars: the one setting that changes what is recorded)
-    structure = (forward.structure, targets, policy.special_scalars)
+    structure = (forward.structure, targets, policy.special_scalars)  # (changes the records)
     key = hash((forward.key, targets, policy.special_scalars))  # finds; `structure` decides
     tape = TAPES.get(key)
     if tape is not None and tape.structure == structure and not policy.eager:
@@ -264,18 +262,17 @@ def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]
     """The tape's nodes over a new forward graph: what the rules would record, without them."""
     site = user_site() if ENGINE.sites else None
     made: list[Node] = []
-    if len(tape.digests) == len(tape.steps):
-        for (op, attrs, shape, dtype, payload, refs), digest in zip(tape.steps, tape.digests):
-            n = Node.__new__(Node)  # Node() less its family check and hash, done when taped
-            n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, \
-                payload, site
-            n.operands = tuple([made[r] if r >= 0 else order[~r] for r in refs])
-            n.exact, n.digest = (op, attrs, shape, dtype), digest
-            made.append(n)
-    else:
-        for op, attrs, shape, dtype, payload, refs in tape.steps:
-            made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]),
-                             attrs, shape, dtype, payload, site))
+    known = tape.digests if len(tape.digests) == len(tape.steps) else None
+    for (op, attrs, shape, dtype, payload, refs), digest in zip(tape.steps, known or ()):
+        n = Node.__new__(Node)  # Node() less its family check and hash, done when taped
+        n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, payload, site
+        n.operands = tuple([made[r] if r >= 0 else order[~r] for r in refs])
+        n.exact, n.digest = (op, attrs, shape, dtype), digest
+        made.append(n)
+    for op, attrs, shape, dtype, payload, refs in () if known is not None else tape.steps:
+        made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]),
+                         attrs, shape, dtype, payload, site))
+    if known is None:
         tape.digests[:] = [n.digest for n in made]
     COUNTERS.ops_recorded += len(made)
     COUNTERS.backward_replays += 1
@@ -303,10 +300,8 @@ def _flatten(tree: Any, where: str) -> tuple[list[Tensor], Callable[[list[Tensor
     sizes = [len(ts) for ts, _ in parts]
 
     def rebuild(flat: list[Tensor]) -> Any:
-        out, i = [], 0
-        for (_, build), n in zip(parts, sizes):
-            out.append(build(flat[i:i + n]))
-            i += n
+        starts = accumulate(sizes, initial=0)
+        out = [build(flat[i:i + n]) for (_, build), n, i in zip(parts, sizes, starts)]
         return dict(zip(keys, out)) if isinstance(tree, dict) else kind(out)
 
     return leaves, rebuild
@@ -347,15 +342,12 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
                 ORIGINS.found = {}
             origins = ORIGINS.found
         try:
-            args = list(given)
-            wrt: list[Node] = []
-            rebuilds = []
+            args, wrt, rebuilds = list(given), list[Node](), list[tuple[int, Any]]()
             for k, i in enumerate(nums):
                 if not -len(args) <= i < len(args):
                     raise ValueError(f"grad: argnums {i} is out of range for {len(args)} "
                                      "arguments")
-                if i % len(args) in [j % len(args) for j in nums[:k]]:  # (its first watch
-                    # would stop no gradient: the second wraps it)
+                if i % len(args) in [j % len(args) for j in nums[:k]]:  # (watched twice)
                     raise ValueError(f"grad: argnums {nums} names argument {i % len(args)} "
                                      "twice")
                 leaves, rebuild = _flatten(args[i], f"argument {i}")
@@ -379,10 +371,8 @@ def value_and_grad(f: Callable[..., Tensor], argnums: int | Sequence[int] = 0
                 ORIGINS.grads -= 1
                 if ORIGINS.grads == 0:
                     ORIGINS.found = None
-        trees, k = [], 0
-        for n, rebuild in rebuilds:
-            trees.append(rebuild(grads[k:k + n]))
-            k += n
+        starts = accumulate([n for n, _ in rebuilds], initial=0)
+        trees = [rebuild(grads[k:k + n]) for (n, rebuild), k in zip(rebuilds, starts)]
         return out, trees[0] if single else tuple(trees)
 
     return wrapped

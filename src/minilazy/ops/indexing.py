@@ -118,9 +118,12 @@ def lower_setitem(xs: Sequence[Any], n: Node) -> Any:
 
 
 # -- the reference: NumPy, doing what XLA does with out-of-range index arrays ---------------
-def _cut(x: Array, arrays: Sequence[Array], spec: Index) -> tuple[Index, tuple[slice, ...]]:
-    """The spec once ``x`` is cut to its windows, and the slices that cut it (at their starts)."""
+def _cut(x: Array, arrays: Sequence[Array], spec: Index
+         ) -> tuple[Index, tuple[slice, ...] | None]:
+    """The spec once ``x`` is cut to its windows, and the slices that cut it (``None``: none)."""
     static, cuts = windows(spec)
+    if not cuts:  # (and x as it is: a 0-d array indexed by () would be a NumPy scalar)
+        return static, None
     at = [slice(None)] * x.ndim
     for axis, k, size in cuts:
         at[axis] = slice(int(arrays[k]), int(arrays[k]) + size)
@@ -156,7 +159,7 @@ def reference_getitem(xs: Sequence[Array], n: Node) -> Array:
     """
     x, *arrays = xs
     spec, at = _cut(x, arrays, _index(n.op, n.attrs))
-    x = x[at]
+    x = x if at is None else x[at]
     return np.asarray(x[numpy_index(spec, _clamped(x, arrays, spec))])
 
 
@@ -196,7 +199,7 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
     """
     whole, v, *arrays = xs
     spec, at = _cut(whole, arrays, _index(n.op, n.attrs))
-    x = whole[at]
+    x = whole if at is None else whole[at]
     out, kept = _dropping(x, arrays, spec)
     index = numpy_index(spec, kept)
     target = index_shape(x.shape, spec, [a.shape for a in arrays])
@@ -207,8 +210,11 @@ def reference_setitem(xs: Sequence[Array], n: Node) -> Array:
             np.add.at(out, index, np.broadcast_to(v.astype(x.dtype), target))
         else:
             out[index] = np.broadcast_to(v.astype(x.dtype), target)
+    out = out[tuple(slice(0, side) for side in x.shape)]
+    if at is None:
+        return out
     whole = whole.copy()
-    whole[at] = out[tuple(slice(0, side) for side in x.shape)]
+    whole[at] = out
     return whole
 
 
