@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import attrgetter
-from typing import Any, Final
+from typing import Final
 
 from minilazy.core.cut import CUTS, Cut, Cuts, walk
 from minilazy.core.ir import Device, Node
@@ -44,7 +44,7 @@ class Plan:
     """
 
     __slots__ = ("outputs", "steps", "extra", "exact", "params", "scalars", "groups", "key",
-                 "edges", "structure", "fill")
+                 "edges", "structure")
 
     def __init__(self, c: Cut) -> None:
         p, roots = c.positions, set(c.outputs)
@@ -65,14 +65,23 @@ class Plan:
         self.params = tuple([p[n] for n in c.params])
         self.scalars = tuple([p[n] for n in c.scalars])
         self.groups, self.key, self.edges, self.structure = c.groups, c.key, c.edges, c.structure
-        self.fill = _filler(self.steps, self.extra, self.outputs, len(c.order))
 
     def follow(self, roots: Sequence[Node], device: Device) -> Cut | None:
         """The cut of ``roots`` if their graph is the planned one (else ``None``: walk it)."""
         if device is not self.structure[3] and device != self.structure[3]:
             return None  # (plans are found by the device's code: a CRC, not the device)
-        new = self.fill(roots)
-        if new is None or tuple(map(_exact, new)) != self.exact:
+        new = [roots[0]] * len(self.exact)  # every position is filled below
+        for r, i in zip(roots, self.outputs):
+            new[i] = r
+        try:
+            for i, j, k in self.steps:
+                new[i] = new[j].operands[k]
+            for j, k, i in self.extra:
+                if new[j].operands[k] is not new[i]:
+                    return None
+        except IndexError:  # an op of another arity, under a colliding digest
+            return None
+        if tuple(map(_exact, new)) != self.exact:
             return None
         positions = dict(zip(new, range(len(new))))
         if len(positions) != len(new):  # one node where the plan has two
@@ -81,37 +90,6 @@ class Plan:
         return Cut(order, positions, tuple([order[i] for i in self.params]),
                    tuple([order[i] for i in self.scalars]), self.groups, self.outputs, device,
                    self.key, self.edges, self.structure)
-
-
-def _filler(steps: tuple[tuple[int, int, int], ...], extra: tuple[tuple[int, int, int], ...],
-            outputs: tuple[int, ...], size: int) -> Callable[[Sequence[Node]], list[Node] | None]:
-    """The plan's walk as one straight-line function: the nodes at every position, or ``None``.
-
-    ``steps`` fill each position from its user's operand; ``extra`` are the other operand
-    references, each checked to be the node at its position. Written out once per plan (as
-    ``collections.namedtuple`` writes its class), it runs about twice as fast as a loop over
-    the same tuples: this is most of a cached barrier's Python work.
-
-    Example:
-        >>> fill = _filler(((1, 0, 0),), ((0, 1, 1),), (0,), 2)  # node 0 = op(node 1, node 1)
-        >>> class N:
-        ...     operands = ()
-        >>> leaf, root = N(), N()
-        >>> root.operands = (leaf, leaf)
-        >>> fill([root]) == [root, leaf], fill([N()])  # another wiring (an arity) is None
-        (True, None)
-    """
-    lines = ["def fill(roots):", "    try:",
-             f"        {''.join(f'n{i}, ' for i in outputs)}= roots"]
-    lines += [f"        n{i} = n{j}.operands[{k}]" for i, j, k in steps]
-    lines += [f"        if n{j}.operands[{k}] is not n{i}: return None" for j, k, i in extra]
-    lines += ["    except (IndexError, ValueError):  # another arity, or number of roots",
-              "        return None",
-              f"    return [{', '.join(f'n{i}' for i in range(size))}]"]
-    namespace: dict[str, Any] = {}
-    exec("\n".join(lines), namespace)  # (only ints of the plan's own go into the text)
-    fill: Callable[[Sequence[Node]], list[Node] | None] = namespace["fill"]
-    return fill
 
 
 class Plans:

@@ -89,12 +89,17 @@ def plan_ignores_wiring() -> MinilazyAdapter:
 
     ``x * x + y`` after ``x * y + y`` was planned is cut as the planned graph (LZ-CACHE-007).
     """
-    real = plans._filler
+    real = plans.Plan.follow
 
-    def filler(steps: Any, extra: Any, outputs: Any, size: int) -> Any:
-        return real(steps, (), outputs, size)  # (the operand references off the spanning tree)
+    def follow(self: plans.Plan, roots: Sequence[Node], device: ml.Device
+               ) -> cutting.Cut | None:
+        saved, self.extra = self.extra, ()  # (the operand references off the spanning tree)
+        try:
+            return real(self, roots, device)
+        finally:
+            self.extra = saved
 
-    _set(plans, "_filler", filler)
+    _set(plans.Plan, "follow", follow)
     return cpu()
 
 
