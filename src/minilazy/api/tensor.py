@@ -255,7 +255,7 @@ class Tensor(tracer.Tensor, NumPyMethods):
         if found is not None:
             return record(Op.GETITEM, (self._node, *found[1]), found[0], self._device)
         x, key = self._with_bools(key, "getitem")
-        spec, arrays = x._index(key) if x is not self else x._spec(key, "getitem")
+        spec, arrays = x._spec(key, "getitem")  # (any key: the general path)
         return record(Op.GETITEM, (x._node, *arrays), spec, self._device)
 
     def __setitem__(self, key: Any, value: TensorLike) -> None:
