@@ -10,10 +10,9 @@ inside minilazy's own jax calls (:func:`x64`), never in the user's global config
 
 from __future__ import annotations
 
-import contextlib
 import functools
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, Final, Protocol, cast
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final, ParamSpec, Protocol, TypeVar, cast
 
 import jax
 import jax.numpy as jnp
@@ -38,28 +37,30 @@ Rule = Callable[[Sequence[Array], Node], Array]
 _SPEC: Final = cast(Callable[..., jax.ShapeDtypeStruct], jax.ShapeDtypeStruct)  # untyped in jax
 HIGHEST: Final = lax.Precision.HIGHEST  # exact f32 matmuls on GPU too (no TF32)
 _X64: Final[Any] = jax.enable_x64  # a config State: get_local/set_local are its public face
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-@contextlib.contextmanager
-def x64() -> Iterator[None]:
-    """JAX's 64-bit mode inside the block, in this thread; what it was before, however it ends.
+def x64(fn: Callable[P, R]) -> Callable[P, R]:
+    """``fn`` with JAX's 64-bit mode on during each call, in this thread only.
 
-    A signal handler raising inside JAX's switch (a few Python steps) would leave the user's
-    later ``jax.jit`` calls in float64: the thread's value is put back on any exception.
+    Not a ``with`` block, whose ``__exit__`` a signal handler's exception can stop before it
+    restores anything: here the ``try`` holds the switch, and ``finally`` undoes it first thing.
+
+    Example:
+        >>> f64 = lambda: jax.numpy.zeros(1, "float64").dtype.name
+        >>> x64(f64)(), f64()
+        ('float64', 'float32')
     """
-    before = _X64.get_local()  # nothing is changed yet: an exception here needs no repair
-    try:
-        with _X64(True):
-            yield
-    except BaseException:
-        if _X64.get_local() is not before:  # interrupted inside JAX's own switch
+    @functools.wraps(fn)
+    def in_x64(*args: P.args, **kwargs: P.kwargs) -> R:
+        before = _X64.get_local()  # interrupted here, nothing was changed
+        try:
+            _X64.set_local(True)
+            return fn(*args, **kwargs)
+        finally:
             _X64.set_local(before)
-            # The jit state follows the local value through this hook (what the context
-            # manager's exit would have called): a bool, or None for "not set in this thread".
-            hook = getattr(_X64, "_update_thread_local_hook", None)
-            if hook is not None:
-                hook(before if isinstance(before, bool) else None)
-        raise
+    return in_x64
 
 
 @functools.cache  # jax.devices() costs microseconds, and every transfer asks
@@ -152,6 +153,7 @@ def abstract_params(c: Cut) -> list[jax.ShapeDtypeStruct]:
     return [_SPEC(shape, dtype, sharding=s) for (shape, dtype), s in zip(args, placed)]
 
 
+@x64
 def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
     """Trace the cut's program into a ``jax.stages.Lowered`` (StableHLO, not yet compiled).
 
@@ -163,9 +165,8 @@ def lower(c: Cut, donated: tuple[bool, ...] = ()) -> Any:
         True
     """
     donate = tuple(i for i, d in enumerate(donated) if d)  # masks cover the DATA parameters
-    with x64():
-        jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
-        return jitted.lower(*abstract_params(c))
+    jitted = jax.jit(program(c), keep_unused=True, donate_argnums=donate)
+    return jitted.lower(*abstract_params(c))
 
 
 # -- The rules: one per op, and the numerics they need to match NumPy ----------------------

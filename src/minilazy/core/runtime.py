@@ -76,6 +76,7 @@ def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
     return put(array, jax.sharding.SingleDeviceSharding(jax_device(device)))
 
 
+@x64
 def put(value: Any, target: Any) -> Any:
     """Copy a host array (or move a buffer) to ``target``, a JAX sharding."""
     check_usable()
@@ -89,20 +90,17 @@ def put(value: Any, target: Any) -> Any:
         value = mine
     elif not target.is_fully_addressable:
         value = np.asarray(value)  # one process's buffer onto every process's devices
-    with x64():
-        if isinstance(value, np.ndarray):
-            out = jax.make_array_from_callback(value.shape, target, lambda i: value[i])
-        else:
-            out = jax.device_put(value, target)
+    out = (jax.make_array_from_callback(value.shape, target, lambda i: value[i])
+           if isinstance(value, np.ndarray) else jax.device_put(value, target))
     COUNTERS.transfers_to_device += 1
     COUNTERS.bytes_to_device += out.nbytes
     return out
 
 
+@x64
 def move(buffer: Any, device: Device) -> Any:
     """Copy a device buffer to another device."""
-    with x64():
-        out = jax.device_put(buffer, jax_device(device))
+    out = jax.device_put(buffer, jax_device(device))
     COUNTERS.transfers_to_device += 1
     COUNTERS.bytes_to_device += buffer.nbytes
     return out
@@ -178,10 +176,10 @@ def _options(device: Device) -> dict[str, Any] | None:
     return {"xla_cpu_use_fusion_emitters": False} if device.platform == "cpu" else None
 
 
+@x64
 def compile_lowered(lowered: Any, device: Device, donated: tuple[bool, ...] = ()) -> Compiled:
     """Compile a lowered program for ``device`` (XLA's part of compile time)."""
-    with x64():
-        executable = lowered.compile(_options(device))
+    executable = lowered.compile(_options(device))
     return compiled(executable, donated)
 
 
@@ -201,6 +199,7 @@ def compiled(executable: Any, donated: tuple[bool, ...]) -> Compiled:
     return Compiled(executable, donated, shardings=found[0], placements=found[1])
 
 
+@x64
 def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     """Run a compiled program; returns its output buffers (possibly still being computed).
 
@@ -213,7 +212,7 @@ def execute(entry: Compiled, args: Sequence[Any]) -> Sequence[Any]:
     part = PLACEMENT.part
     if entry.shardings is not None and part is not None:  # over a mesh: placed as it takes them
         args = part.arguments(entry.shardings, args)
-    with x64(), _numpy_errors():
+    with _numpy_errors():
         if not entry.ran and any(entry.donated):
             args = [jax.device_put(a, a.sharding, may_alias=False) if d else a
                     for a, d in zip(args, (*entry.donated, *[False] * len(args)))]

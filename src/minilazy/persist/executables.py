@@ -47,8 +47,7 @@ def disk_entry(c: Cut, donated: tuple[bool, ...]) -> keys.Entry:
         64
     """
     d = jax_device(c.device)
-    with x64():
-        params = lowering.abstract_params(c)
+    params = x64(lowering.abstract_params)(c)
     # the devices it runs on: the cut's, or those of the mesh its arguments are placed over
     spread = [p.sharding for p in params if isinstance(p.sharding, jax.sharding.NamedSharding)]
     devices = tuple(spread[0].mesh.devices.flat) if spread else (d,)
@@ -110,9 +109,9 @@ def deserialize(payload: bytes, e: keys.Entry, donated: tuple[bool, ...]) -> Com
         # jaxlib binds a LAPACK kernel to SciPy's only when lowering a call to it; a program
         # loaded unlowered would call through a null pointer (a segfault). Bind it as lowering does.
         _BIND_LAPACK(call[8:], np.dtype(_LAPACK_TYPES[call[7]]))
-    with x64():  # on its own devices: else it expects a shard on every device
-        executable = _LOAD(payload, *_trees(e), e.devices[0].client, e.devices)
-        return compiled(executable, donated)
+    # on its own devices: else it expects a shard on every device
+    executable = x64(_LOAD)(payload, *_trees(e), e.devices[0].client, e.devices)
+    return compiled(executable, donated)
 
 
 @functools.cache

@@ -25,12 +25,11 @@ from minilazy.conformance.adapters.minilazy_adapter import MinilazyAdapter, cpu
 from minilazy.conformance.mutate.engine import _set, _set_table
 from minilazy.conformance.mutate.seams import restructured
 from minilazy.conformance.registry import ops
-from minilazy.core import barrier, lowering, runtime, state
+from minilazy.core import barrier, lowering, state
 from minilazy.core.cache import CACHE
 from minilazy.core.ir import Node, Op
 from minilazy.ops import sort as sort_family
 from minilazy.ops.sort import Sort
-from minilazy.persist import executables as runtime_disk
 
 
 # -- barriers ------------------------------------------------------------------------------------
@@ -131,8 +130,7 @@ def data_baked() -> MinilazyAdapter:
 
 def no_64_bits() -> MinilazyAdapter:
     """Programs are lowered and run without JAX's 64-bit mode: 64-bit values become 32-bit."""
-    for module in (lowering, runtime, runtime_disk):
-        _set(module, "x64", contextlib.nullcontext)
+    _set(lowering, "_X64", SimpleNamespace(get_local=lambda: False, set_local=lambda v: None))
     return cpu()
 
 
