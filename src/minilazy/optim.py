@@ -101,13 +101,29 @@ def _rate(lr: float | Tensor) -> float | Tensor:
     return lr
 
 
-def _leaves(tree: Tree) -> Iterator[Tensor]:
-    """``tree``'s tensors, a dict's by sorted key: the order does not depend on how it was built."""
+def _flatten(tree: Tree, leaves: list[Tensor]) -> object:
+    """``tree``'s structure without its tensors, which go to ``leaves``, a dict's by sorted key.
+
+    The structure is a key for the groups' layout (a dict built in another order is the same
+    tree; a tuple and a list are not).
+    """
     if isinstance(tree, Tensor):
-        yield tree
-    else:
-        for child in [tree[k] for k in sorted(tree)] if isinstance(tree, dict) else tree:
-            yield from _leaves(child)
+        leaves.append(tree)
+        return None
+    if isinstance(tree, dict):
+        keys = sorted(tree)
+        return tuple(keys), tuple([_flatten(tree[k], leaves) for k in keys])
+    if isinstance(tree, (list, tuple)):
+        return isinstance(tree, list), tuple([_flatten(c, leaves) for c in tree])
+    raise TypeError(f"optim: a tree holds tensors in dicts, lists and tuples, got a "
+                    f"{type(tree).__name__}")
+
+
+def _leaves(tree: Tree) -> list[Tensor]:
+    """``tree``'s tensors, a dict's by sorted key: the order does not depend on how it was built."""
+    leaves: list[Tensor] = []
+    _flatten(tree, leaves)
+    return leaves
 
 
 def _named(vectors: list[tuple[tuple[int, ...], dtypes.DType]]) -> str:
@@ -116,8 +132,45 @@ def _named(vectors: list[tuple[tuple[int, ...], dtypes.DType]]) -> str:
 
 
 def _rebuild(tree: Tree, leaves: Iterator[Tensor]) -> Tree:
-    """``tree`` with its tensors replaced, in order, by ``leaves``."""
-    return tree_map(lambda _: next(leaves), tree)
+    """``tree`` with its tensors replaced, in :func:`_leaves`'s order, by ``leaves``."""
+    if isinstance(tree, Tensor):
+        return next(leaves)
+    if isinstance(tree, dict):
+        by_key = {k: _rebuild(tree[k], leaves) for k in sorted(tree)}
+        return {k: by_key[k] for k in tree}
+    mapped = [_rebuild(c, leaves) for c in tree]
+    return mapped if isinstance(tree, list) else tuple(mapped)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a structure of weights falls into groups: a pure function of :data:`_LAYOUTS`' key."""
+
+    shapes: list[tuple[int, ...]]
+    dtypes: list[dtypes.DType]
+    members: list[list[int]]  # each group's weights, by their place in _leaves's order
+    vectors: list[tuple[tuple[int, ...], dtypes.DType]]  # each group's vector's shape and dtype
+
+
+# (structure, each weight's shape, dtype, device, and whether it is split) -> its layout: worked
+# out once, as a treedef is; a model's updates pass the same structure every step.
+_LAYOUTS: dict[tuple[object, tuple[object, ...]], _Layout] = {}
+
+
+def _layout(leaves: list[Tensor]) -> _Layout:
+    for t in leaves:  # (a step on ints would round the rate to 0, or make NaN of them)
+        if t.dtype.kind not in "fc":
+            raise TypeError(f"optim: weights are floating-point or complex tensors, got one of "
+                            f"dtype {t.dtype} and shape {t.shape}")
+    found: dict[object, list[int]] = {}
+    for i, t in enumerate(leaves):
+        key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
+        found.setdefault(key, []).append(i)
+    members = list(found.values())
+    shapes = [t.shape for t in leaves]
+    return _Layout(shapes, [t.dtype for t in leaves], members, [
+        (shapes[m[0]] if len(m) == 1 else (sum(math.prod(shapes[i]) for i in m),),
+         leaves[m[0]].dtype) for m in members])
 
 
 class _Groups:
@@ -135,69 +188,67 @@ class _Groups:
     """
 
     def __init__(self, params: Tree) -> None:
-        leaves = list(_leaves(params))
-        for t in leaves:  # (a step on ints would round the rate to 0, or make NaN of them)
-            if t.dtype.kind not in "fc":
-                raise TypeError(f"optim: weights are floating-point or complex tensors, got one of "
-                                f"dtype {t.dtype} and shape {t.shape}")
-        self.tree = params
-        self.shapes = [t.shape for t in leaves]
-        self.dtypes = [t.dtype for t in leaves]
-        found: dict[object, list[int]] = {}
-        for i, t in enumerate(leaves):
-            key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
-            found.setdefault(key, []).append(i)
-        self.members = list(found.values())
+        self.tree, self.leaves = params, []
+        self.structure = _flatten(params, self.leaves)
+        key = (self.structure, tuple([(t.shape, t.dtype, t.device, t.sharding is None)
+                                      for t in self.leaves]))
+        layout = _LAYOUTS.get(key)
+        if layout is None:
+            layout = _layout(self.leaves)
+            if len(_LAYOUTS) > 256:  # bounded: a program with many structures starts over
+                _LAYOUTS.clear()
+            _LAYOUTS[key] = layout
+        self.layout = layout
 
     def vectors(self, tree: Tree) -> list[Tensor]:
         """``tree``'s tensors (a tree of the parameters' structure) as the groups' vectors."""
-        flat: list[Tensor] = []
-
-        def take(_: Tensor, t: Tensor) -> Tensor:
-            flat.append(t)
-            return t
-
-        # In the parameters' order, dict keys matched by name (a dict of gradients may list
-        # them in another order); a structure that differs is a TypeError.
-        tree_map(take, self.tree, tree)  # (leaf by leaf in _leaves's order)
-        for t, shape, dtype in zip(flat, self.shapes, self.dtypes):
-            if t.shape != shape:
-                raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter has "
-                                 f"shape {shape}")
-            if t.dtype != dtype:  # (else the update would promote the weight: a new dtype)
-                raise TypeError(f"optim: a tensor of dtype {t.dtype} where the parameter has "
-                                f"dtype {dtype}")
-        return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m]) for m in self.members]
+        flat, layout = self.leaves, self.layout
+        if tree is not self.tree:
+            flat = []
+            try:
+                same = _flatten(tree, flat) == self.structure
+            except TypeError:  # (a None for a gradient)
+                same = False
+            if not same:
+                tree_map(lambda t, _: t, self.tree, tree)  # raises, saying where they differ
+                raise TypeError("optim: the trees differ in structure")
+            for t, shape, dtype in zip(flat, layout.shapes, layout.dtypes):
+                if t.shape != shape:
+                    raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter "
+                                     f"has shape {shape}")
+                if t.dtype != dtype:  # (else the update would promote the weight: a new dtype)
+                    raise TypeError(f"optim: a tensor of dtype {t.dtype} where the parameter "
+                                    f"has dtype {dtype}")
+        return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m])
+                for m in layout.members]
 
     def zeros(self) -> tuple[Tensor, ...]:
         """A vector of zeros per group (an optimizer's initial moments)."""
-        flat = list(_leaves(self.tree))
+        flat = self.leaves
         return tuple([zeros_like(flat[m[0]]) if len(m) == 1 else
-                      zeros(sum(flat[i].size for i in m), dtype=flat[m[0]].dtype,
-                            device=flat[m[0]].device) for m in self.members])
+                      zeros(shape, dtype=dtype, device=flat[m[0]].device)
+                      for m, (shape, dtype) in zip(self.layout.members, self.layout.vectors)])
 
     def tree_of(self, vectors: list[Tensor]) -> Tree:
         """The parameters' tree, its tensors taken back out of the groups' ``vectors``."""
-        placed: dict[int, Tensor] = {}
-        for m, v in zip(self.members, vectors):
-            pieces = [v] if len(m) == 1 else unpack(v, [self.shapes[i] for i in m])
-            placed.update(zip(m, pieces))
-        return _rebuild(self.tree, iter([placed[i] for i in range(len(self.shapes))]))
+        shapes, placed = self.layout.shapes, [*self.leaves]
+        for m, v in zip(self.layout.members, vectors):
+            pieces = [v] if len(m) == 1 else unpack(v, [shapes[i] for i in m])
+            for i, piece in zip(m, pieces):
+                placed[i] = piece
+        return _rebuild(self.tree, iter(placed))
 
     def check(self, state: State, name: str) -> list[Tensor]:
         """The ``state``'s vectors of ``name``, checked against the groups (``ValueError``)."""
         if name not in state:
             raise ValueError(f"optim: the state has no {name!r} (it has {sorted(state)}): was it "
                              f"made by this optimizer's init()?")
-        vectors = list(_leaves(state[name]))
-        want = [(self.shapes[m[0]] if len(m) == 1 else
-                 (sum(math.prod(self.shapes[i]) for i in m),), self.dtypes[m[0]])
-                for m in self.members]
+        vectors = _leaves(state[name])
         got = [(v.shape, v.dtype) for v in vectors]
-        if got != want:
+        if got != self.layout.vectors:
             raise ValueError(f"optim: the state's {name} has vectors {_named(got)}, the "
-                             f"parameters' groups need {_named(want)}: was the state made by "
-                             f"init() for these parameters?")
+                             f"parameters' groups need {_named(self.layout.vectors)}: was the "
+                             f"state made by init() for these parameters?")
         return vectors
 
 
@@ -261,7 +312,7 @@ def _real_groups(params: Tree) -> _Groups:
     and imaginary parts apart, as two real weights.
     """
     groups = _Groups(params)
-    for dtype, shape in zip(groups.dtypes, groups.shapes):
+    for dtype, shape in zip(groups.layout.dtypes, groups.layout.shapes):
         if dtype.kind == "c":
             raise TypeError(f"adam: complex weights are not supported (got one of dtype {dtype} "
                             f"and shape {shape}): pass its real and imaginary parts as weights")
