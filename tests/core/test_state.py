@@ -38,6 +38,7 @@ MEMOS = {
     "minilazy.api.indexing._BASIC": "an index spec per (shape, key structure)",
     "minilazy.api.creation._ARANGE": "arange's numbers per int arguments and dtype",
     "minilazy.api.axes._AXES": "normalised axes per (axes, ndim)",
+    "minilazy.optim._LAYOUTS": "a weight tree's groups per (structure, weights' shapes, dtypes)",
 }
 CONTAINERS = (dict, list, set, deque)
 
