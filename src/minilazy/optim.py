@@ -18,7 +18,7 @@ not keep its sharding.) Never imports jax.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeAlias
 
@@ -27,6 +27,7 @@ from minilazy.api.elementwise import astype, sqrt
 from minilazy.api.everyday import pack, unpack
 from minilazy.api.tensor import Tensor
 from minilazy.core import dtypes
+from minilazy.core.dtypes import DType
 
 Tree: TypeAlias = Tensor | dict[str, "Tree"] | list["Tree"] | tuple["Tree", ...]
 State: TypeAlias = dict[str, Tree]
@@ -126,7 +127,7 @@ def _leaves(tree: Tree) -> list[Tensor]:
     return leaves
 
 
-def _named(vectors: list[tuple[tuple[int, ...], dtypes.DType]]) -> str:
+def _named(vectors: Sequence[tuple[tuple[int, ...], dtypes.DType]]) -> str:
     """Vectors' shapes and dtypes as errors name them: ``[(6,) float32, (3,) int32]``."""
     return "[" + ", ".join(f"{shape} {dtype}" for shape, dtype in vectors) + "]"
 
@@ -146,10 +147,10 @@ def _rebuild(tree: Tree, leaves: Iterator[Tensor]) -> Tree:
 class _Layout:
     """How a structure of weights falls into groups: a pure function of :data:`_LAYOUTS`' key."""
 
-    shapes: list[tuple[int, ...]]
-    dtypes: list[dtypes.DType]
-    members: list[list[int]]  # each group's weights, by their place in _leaves's order
-    vectors: list[tuple[tuple[int, ...], dtypes.DType]]  # each group's vector's shape and dtype
+    shapes: tuple[tuple[int, ...], ...]
+    dtypes: tuple[DType, ...]
+    members: tuple[tuple[int, ...], ...]  # each group's weights, by their place in _leaves's order
+    vectors: tuple[tuple[tuple[int, ...], DType], ...]  # each group's vector's shape, dtype
 
 
 # (structure, each weight's shape, dtype, device, and whether it is split) -> its layout: worked
@@ -166,11 +167,11 @@ def _layout(leaves: list[Tensor]) -> _Layout:
     for i, t in enumerate(leaves):
         key = (t.dtype, t.device) if t.sharding is None else i  # a split weight: alone
         found.setdefault(key, []).append(i)
-    members = list(found.values())
-    shapes = [t.shape for t in leaves]
-    return _Layout(shapes, [t.dtype for t in leaves], members, [
+    members = tuple([tuple(m) for m in found.values()])
+    shapes = tuple([t.shape for t in leaves])
+    return _Layout(shapes, tuple([t.dtype for t in leaves]), members, tuple([
         (shapes[m[0]] if len(m) == 1 else (sum(math.prod(shapes[i]) for i in m),),
-         leaves[m[0]].dtype) for m in members])
+         leaves[m[0]].dtype) for m in members]))
 
 
 class _Groups:
@@ -188,7 +189,7 @@ class _Groups:
     """
 
     def __init__(self, params: Tree) -> None:
-        self.tree, self.leaves = params, []
+        self.tree, self.leaves = params, list[Tensor]()
         self.structure = _flatten(params, self.leaves)
         key = (self.structure, tuple([(t.shape, t.dtype, t.device, t.sharding is None)
                                       for t in self.leaves]))
@@ -244,7 +245,7 @@ class _Groups:
             raise ValueError(f"optim: the state has no {name!r} (it has {sorted(state)}): was it "
                              f"made by this optimizer's init()?")
         vectors = _leaves(state[name])
-        got = [(v.shape, v.dtype) for v in vectors]
+        got = tuple([(v.shape, v.dtype) for v in vectors])
         if got != self.layout.vectors:
             raise ValueError(f"optim: the state's {name} has vectors {_named(got)}, the "
                              f"parameters' groups need {_named(self.layout.vectors)}: was the "
