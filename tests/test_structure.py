@@ -40,10 +40,10 @@ MAY_IMPORT = {
     "api": {"core", "scaleout", "ops"},     # the Array API namespace (asarray(sharding=...))
     "linalg": {"core", "api", "ops"},       # the standard's extensions
     "fft": {"core", "api", "ops"},
-    "autodiff": {"core", "api", "ops", "linalg", "fft"},  # VJPs are written with the namespace
+    "autodiff": {"core", "api", "ops", "linalg", "fft", "parts"},  # VJPs: with the namespace
     "random": {"core", "api"},
     "optim": {"core", "api"},
-    "nn": {"core", "api", "random"},
+    "nn": {"core", "api", "random", "parts"},  # its layers replayed from tapes
     "demo": {"minilazy"},                   # a user of the public face only
     "pytorch": {"minilazy"},                # PyTorch's tensors on the public face (torch extra)
 }

@@ -228,6 +228,7 @@ from minilazy.parts import plans as _plans
 from minilazy.parts import refcounts as _refcounts
 from minilazy.parts import signals as _signals
 from minilazy.parts import staging as _staging
+from minilazy.parts import tapes as _tapes
 from minilazy.parts.capture import CaptureWarning, capture
 from minilazy.persist import executables as _executables
 from minilazy.persist.diskcache import SETTINGS as _SETTINGS
@@ -243,8 +244,8 @@ __array_api_version__ = "2023.12"
 
 
 # The assembly, explicit: core knows neither the disk nor the debugger; the face plugs them in.
-_state.install(programs=_CACHE, cuts=_plans.PLANS, tapes=_TAPES, debugger=_debug.DEBUGGER,
-               disk=_SETTINGS)
+_state.install(programs=_CACHE, cuts=_plans.PLANS, tapes=_TAPES, layers=_tapes.TEMPLATES,
+               debugger=_debug.DEBUGGER, disk=_SETTINGS)
 _plans.install()  # a repeated graph is cut by its plan, without a walk
 _refcounts.install()  # a program may consume input buffers nothing else reads again
 _staging.install()  # a graph too deep for one program runs in stages

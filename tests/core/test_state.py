@@ -27,6 +27,7 @@ from minilazy.core.cache import CACHE
 from minilazy.core.metrics import COUNTERS
 from minilazy.introspect.debug import DEBUGGER
 from minilazy.parts.plans import PLANS
+from minilazy.parts.tapes import TEMPLATES
 from minilazy.persist.diskcache import SETTINGS
 
 # Memo tables: each value is a pure function of its key, so forgetting one changes nothing.
@@ -92,6 +93,8 @@ def _workload() -> None:
                            rtol=1e-5, atol=1e-5)  # 1 - tanh² rounds to 0 in f32
     key = ml.random.key(12345)
     assert ml.random.normal(key, (3,)).shape == (3,)
+    for _ in range(2):  # the second replays the layer's template
+        assert ml.nn.softmax(x).shape == (2, 3)
     with ml.eager(), ml.debug(0):
         assert float(ml.max(x + 1.5)) == 6.5
 
@@ -106,7 +109,7 @@ def test_only_the_state_changes_while_the_engine_runs() -> None:
 
 def test_the_parts_are_the_packages_state() -> None:
     assert state.ENGINE.parts == {"programs": CACHE, "cuts": PLANS, "tapes": TAPES,
-                                  "debugger": DEBUGGER, "disk": SETTINGS}
+                                  "layers": TEMPLATES, "debugger": DEBUGGER, "disk": SETTINGS}
     assert DEBUGGER in state.ENGINE.listeners  # the assembly in minilazy/__init__.py
 
 
@@ -116,10 +119,11 @@ def test_reset_gives_the_engine_of_a_new_process() -> None:
         ml.set_cache_dir(directory)
         _workload()
         ml.set_cache_dir(directory)
-        assert len(CACHE) and len(TAPES) and ml.compile_history() and ml.metrics().compiles
+        assert len(CACHE) and len(TAPES) and len(TEMPLATES) and ml.compile_history()
+        assert ml.metrics().compiles
         kept = ml.ones((2,)) + 1.0  # pending work survives a reset
         state.reset()
-        assert (len(CACHE), len(TAPES), ml.compile_history()) == (0, 0, [])
+        assert (len(CACHE), len(TAPES), len(TEMPLATES), ml.compile_history()) == (0, 0, 0, [])
         assert ml.metrics().compiles == ml.metrics().barriers == 0
         assert ml.current_policy() == ml.BarrierPolicy()
         assert ml.cache_dir() != Path(directory)  # set_cache_dir's choice is forgotten

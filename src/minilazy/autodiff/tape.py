@@ -23,17 +23,13 @@ from minilazy.api.tensor import Tensor, record
 from minilazy.autodiff import vjps
 from minilazy.autodiff.origins import ORIGINS
 from minilazy.core import barrier, dtypes
-from minilazy.core.attrs import Attrs, ToShape
+from minilazy.core.attrs import ToShape
 from minilazy.core.cache import CACHE
 from minilazy.core.cut import cut
-from minilazy.core.ir import Device, Node, Op, Shape
+from minilazy.core.ir import Device, Node, Op
 from minilazy.core.metrics import COUNTERS
-from minilazy.core.state import ENGINE, current_policy, user_site
-
-# A tape: the backward graph recorded for one forward structure, replayed for the next forward
-# graph of that structure without running a single VJP rule. Each step is (op, attrs, shape,
-# dtype, payload, operand refs); a ref r >= 0 is step r's node, r < 0 the forward node ~r.
-Step = tuple[Op, Attrs, Shape, dtypes.DType, object, tuple[int, ...]]
+from minilazy.core.state import ENGINE, current_policy
+from minilazy.parts import tapes
 
 
 @dataclass(frozen=True)
@@ -50,7 +46,7 @@ class Tape:
     """
 
     structure: tuple[object, ...]
-    steps: tuple[Step, ...]
+    steps: tuple[tapes.Step, ...]
     results: tuple[int, ...]
     # Noted at the first replay; later ones clone nodes with them (a digest is structural)
     digests: list[int] = field(default_factory=list, compare=False, repr=False)
@@ -104,10 +100,11 @@ TAPES: Final = Tapes()
 def clear_cache() -> None:
     """Forget every compiled program: the next barrier of each structure compiles again.
 
-    Taped backward passes are forgotten too (the next gradient runs the VJP rules). For
-    measurements and tests that must start cold (the conformance oracle does, before each
-    spec test); a program in use keeps running. The persistent cache keeps its entries: with
-    it on, the next barrier may read the program from disk (``disk_hits``, not ``compiles``).
+    Taped backward passes and layers are forgotten too (the next gradient runs the VJP rules,
+    the next layer its Python). For measurements and tests that must start cold (the
+    conformance oracle does, before each spec test); a program in use keeps running. The
+    persistent cache keeps its entries: with it on, the next barrier may read the program from
+    disk (``disk_hits``, not ``compiles``).
 
     Example:
         >>> import minilazy as ml
@@ -119,6 +116,7 @@ def clear_cache() -> None:
     """
     CACHE.reset()
     TAPES.reset()  # so that the rules run again (the oracle's mutants patch them)
+    tapes.TEMPLATES.reset()  # and the layers' Python
 
 
 def handle(node: Node, device: Device) -> Tensor:
@@ -232,46 +230,14 @@ def _tape(structure: tuple[object, ...], forward: dict[Node, int], results: list
     It cannot when the rules read data from outside the forward graph (a ``DATA`` leaf): a
     tape holds structure and the numbers the rules chose (scalar leaves), never buffers.
     """
-    index: dict[Node, int] = {}
-    steps: list[Step] = []
-
-    def ref(n: Node) -> int:
-        return ~forward[n] if n in forward else index[n]
-
-    for r in results:  # iterative post-order, stopping at the forward graph (see cut.py)
-        if r in forward or r in index:
-            continue
-        stack = [(r, iter(r.operands))]
-        while stack:
-            n, operands = stack[-1]
-            for o in operands:
-                if o not in forward and o not in index:
-                    stack.append((o, iter(o.operands)))
-                    break
-            else:
-                stack.pop()
-                if n.op is Op.DATA:
-                    return None
-                steps.append((n.op, n.attrs, n.shape, n.dtype, n.payload,
-                              tuple([ref(o) for o in n.operands])))
-                index[n] = len(index)
-    return Tape(structure, tuple(steps), tuple([ref(r) for r in results]))
+    found = tapes.take(forward, results)
+    return None if found is None else Tape(structure, *found)
 
 
 def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]:
     """The tape's nodes over a new forward graph: what the rules would record, without them."""
-    site = user_site() if ENGINE.sites else None
-    made: list[Node] = []
     known = tape.digests if len(tape.digests) == len(tape.steps) else None
-    for (op, attrs, shape, dtype, payload, refs), digest in zip(tape.steps, known or ()):
-        n = Node.__new__(Node)  # Node() less its family check and hash, done when taped
-        n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, payload, site
-        n.operands = tuple([made[r] if r >= 0 else order[~r] for r in refs])
-        n.exact, n.digest = (op, attrs, shape, dtype), digest
-        made.append(n)
-    for op, attrs, shape, dtype, payload, refs in () if known is not None else tape.steps:
-        made.append(Node(op, tuple([made[r] if r >= 0 else order[~r] for r in refs]),
-                         attrs, shape, dtype, payload, site))
+    made = tapes.replay(tape.steps, order, known)  # (the forward's structure is the tape's)
     if known is None:
         tape.digests[:] = [n.digest for n in made]
     COUNTERS.ops_recorded += len(made)

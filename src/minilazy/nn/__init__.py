@@ -39,6 +39,7 @@ from minilazy.api.tensor import Tensor, TensorLike
 from minilazy.core import dtypes
 from minilazy.core.infer import describe
 from minilazy.core.ir import ShapeError
+from minilazy.parts.tapes import templated
 from minilazy.random import bernoulli
 
 Pair = int | Sequence[int]
@@ -59,6 +60,7 @@ def _image(name: str, x: Tensor, least: int = 3) -> None:
             f"got {describe(x._node)}")
 
 
+@templated
 def conv2d(x: TensorLike, w: TensorLike, b: TensorLike | None = None, *, stride: Pair = 1,
            padding: Pair = 0, dilation: Pair = 1, groups: int = 1) -> Tensor:
     """A 2-d convolution as torch's ``conv2d``, plus an optional bias ``b`` per output channel.
@@ -95,6 +97,7 @@ def _window(name: str, x: Tensor, kernel_size: Pair, stride: Pair | None, paddin
     return kernel, strides, pads
 
 
+@templated
 def max_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
                ) -> Tensor:
     """The maximum of each window over the last two axes (H, W), as torch's ``max_pool2d``.
@@ -128,6 +131,7 @@ def max_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, pad
     return take_along_axis(windows, first, axis=-1)[..., 0]
 
 
+@templated
 def avg_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, padding: Pair = 0
                ) -> Tensor:
     """The mean of each window over the last two axes (H, W), as torch's ``avg_pool2d``.
@@ -149,6 +153,7 @@ def avg_pool2d(x: TensorLike, kernel_size: Pair, stride: Pair | None = None, pad
     return reshape(y, (*lead, *y.shape[-2:]))
 
 
+@templated
 def linear(x: TensorLike, w: TensorLike, b: TensorLike | None = None) -> Tensor:
     """``x @ w + b``: a dense layer with weights ``w`` laid out (in, out) and bias ``b`` (out,).
 
@@ -163,6 +168,7 @@ def linear(x: TensorLike, w: TensorLike, b: TensorLike | None = None) -> Tensor:
     return y if b is None else y + b
 
 
+@templated
 def relu(x: TensorLike) -> Tensor:
     """``max(x, 0)``, element by element; its gradient at 0 is 0 (as torch's and ``jax.nn``'s).
 
@@ -181,6 +187,7 @@ _ERFC = (-1.26551223, 1.00002368, 0.37409196, 0.09678418, -0.18628806, 0.2788680
          1.48851587, -0.82215223, 0.17087277)
 
 
+@templated
 def gelu(x: TensorLike, *, approximate: Literal["none", "tanh"] = "none") -> Tensor:
     """``x * Phi(x)``, Phi the standard normal CDF, as torch's ``gelu`` (exact by default).
 
@@ -216,6 +223,7 @@ def _softmax_axis(name: str, x: Tensor, axis: int) -> None:
     normalize_axis(name, axis, x.ndim)  # one int axis, or NumPy's TypeError / AxisError
 
 
+@templated
 def softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """``exp(x) / sum(exp(x))`` along ``axis``, stable: the maximum is subtracted first.
 
@@ -230,6 +238,7 @@ def softmax(x: TensorLike, axis: int = -1) -> Tensor:
     return e / reduce_sum(e, axis=axis, keepdims=True)
 
 
+@templated
 def log_softmax(x: TensorLike, axis: int = -1) -> Tensor:
     """``x - log(sum(exp(x)))`` along ``axis``, stable: the maximum is subtracted first.
 
@@ -244,6 +253,7 @@ def log_softmax(x: TensorLike, axis: int = -1) -> Tensor:
     return shifted - log(reduce_sum(exp(shifted), axis=axis, keepdims=True))
 
 
+@templated
 def cross_entropy(logits: TensorLike, labels: TensorLike) -> Tensor:
     """The mean over the batch of ``-log_softmax(logits)[label]``, as torch's ``cross_entropy``.
 
@@ -265,6 +275,7 @@ def cross_entropy(logits: TensorLike, labels: TensorLike) -> Tensor:
     return -mean(picked)
 
 
+@templated
 def layer_norm(x: TensorLike, weight: TensorLike | None = None, bias: TensorLike | None = None,
                eps: float = 1e-5) -> Tensor:
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (biased variance).
@@ -335,6 +346,7 @@ def dropout(x: TensorLike, p: float, key: Tensor) -> Tensor:
     return where(bernoulli(key, 1.0 - p, x.shape), x * (1.0 / (1.0 - p)), 0)
 
 
+@templated
 def causal_self_attention(x: TensorLike, wq: TensorLike, wk: TensorLike, wv: TensorLike,
                           wo: TensorLike, n_heads: int) -> Tensor:
     """Multi-head self-attention over ``x`` (B, T, D) where position i sees positions <= i.

@@ -1,0 +1,282 @@
+"""Tapes: the nodes a recording made above its inputs, made again without running its Python.
+
+A training step records the same graph each step, and most of the time it takes is Python
+deciding what to record (argument checks, axes, dtype promotion, one tensor per intermediate
+result), not the recording. Two kinds of recording are therefore replayed from a tape: a
+backward pass (``minilazy.autodiff.tape``, per forward structure) and a layer of ``ml.nn``
+(:func:`templated`, per call signature). A tape holds each node's op, attributes, shape, dtype,
+payload (the numbers the recording chose: scalar leaves) and operand references, never a
+buffer: a recording that reads a ``DATA`` leaf other than its inputs is not taped. A replay
+makes the same nodes the recording would have made, so the same programs and values; without
+tapes every call records (speed only).
+
+Example:
+    >>> import minilazy as ml
+    >>> x = ml.ones((2, 3))
+    >>> y = ml.exp(x) + 1.0
+    >>> steps, results = take({x._node: 0}, [y._node])
+    >>> [s[0].value for s in steps], results
+    (['exp', 'scalar', 'add'], (2,))
+    >>> again = replay(steps, [ml.zeros((2, 3))._node])
+    >>> again[-1].digest == y._node.digest
+    True
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final, ParamSpec, TypeVar, cast
+
+from minilazy.core import barrier
+from minilazy.core.attrs import Attrs
+from minilazy.core.dtypes import DType
+from minilazy.core.ir import LEAVES, Device, Node, Op, Shape
+from minilazy.core.metrics import COUNTERS
+from minilazy.core.state import ENGINE, OVERRIDE, user_site
+from minilazy.core.tracer import Tensor, wrap
+
+# One node of a tape: (op, attrs, shape, dtype, payload, operand refs); a ref r >= 0 is step r's
+# node, r < 0 the input ~r.
+Step = tuple[Op, Attrs, Shape, DType, object, tuple[int, ...]]
+P = ParamSpec("P")
+T = TypeVar("T", bound=Tensor)
+
+
+def take(inputs: dict[Node, int], results: Sequence[Node]
+         ) -> tuple[tuple[Step, ...], tuple[int, ...]] | None:
+    """The nodes below ``results`` down to ``inputs`` (node: position), as steps.
+
+    Returns the steps and the results' refs; ``None`` when a ``DATA`` leaf other than an input
+    is among the nodes (it holds a buffer: a tape holds none).
+
+    Example:
+        >>> import minilazy as ml
+        >>> x = ml.asarray([1.0, 2.0])  # data: a buffer
+        >>> take({}, [(-x)._node]) is None, take({x._node: 0}, [(-x)._node])[1]
+        (True, (0,))
+    """
+    index: dict[Node, int] = {}
+    steps: list[Step] = []
+
+    def ref(n: Node) -> int:
+        return ~inputs[n] if n in inputs else index[n]
+
+    for r in results:  # iterative post-order, stopping at the inputs (see cut.py)
+        if r in inputs or r in index:
+            continue
+        stack = [(r, iter(r.operands))]
+        while stack:
+            n, operands = stack[-1]
+            for o in operands:
+                if o not in inputs and o not in index:
+                    stack.append((o, iter(o.operands)))
+                    break
+            else:
+                stack.pop()
+                if n.op is Op.DATA:
+                    return None
+                steps.append((n.op, n.attrs, n.shape, n.dtype, n.payload,
+                              tuple([ref(o) for o in n.operands])))
+                index[n] = len(index)
+    return tuple(steps), tuple([ref(r) for r in results])
+
+
+def replay(steps: Sequence[Step], inputs: Sequence[Node], digests: Sequence[int] | None = None
+           ) -> list[Node]:
+    """The ``steps``' nodes over ``inputs``, in order; nothing is counted or checked.
+
+    ``digests``: each step's digest, from an earlier replay over inputs with the same digests
+    (a digest is structural: the same steps over such inputs give the same ones). With them the
+    nodes are cloned without ``Node()``'s family check and hash, done when first made.
+    """
+    site = user_site() if ENGINE.sites else None
+    made: list[Node] = []
+    for (op, attrs, shape, dtype, payload, refs), digest in zip(steps, digests or ()):
+        n = Node.__new__(Node)
+        n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, payload, site
+        n.operands = tuple([made[r] if r >= 0 else inputs[~r] for r in refs])
+        n.exact, n.digest = (op, attrs, shape, dtype), digest
+        made.append(n)
+    for op, attrs, shape, dtype, payload, refs in () if digests is not None else steps:
+        made.append(Node(op, tuple([made[r] if r >= 0 else inputs[~r] for r in refs]),
+                         attrs, shape, dtype, payload, site))
+    return made
+
+
+@dataclass(frozen=True)
+class Template:
+    """A layer's recording for one call signature (see :func:`templated`).
+
+    Attributes:
+        steps: the nodes it made, operands before users.
+        result: the ref of its result (a step: a layer returning an input is not taped).
+        device: its result's device.
+        ops: how many of the steps ``record`` made (the rest are scalar leaves).
+        digests: the steps' digests per tuple of the inputs' digests (a few per template: one
+            per place in a model the layer is called from).
+    """
+
+    steps: tuple[Step, ...]
+    result: int
+    device: Device
+    ops: int
+    digests: dict[tuple[int, ...], list[int]] = field(default_factory=dict, compare=False)
+
+
+class Templates:
+    """The layers' templates by call signature; a part of the engine's state (``reset``).
+
+    Example:
+        >>> import minilazy as ml
+        >>> TEMPLATES.reset(); TEMPLATES.hits
+        0
+        >>> for _ in range(2):
+        ...     y = ml.nn.softmax(ml.ones((2, 3)))
+        >>> TEMPLATES.hits
+        1
+    """
+
+    limit: Final = 1024  # signatures kept; more (a program of ever new shapes) start over
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[object, ...], Template | None] = {}
+        self.hits = 0  # calls that replayed a template
+        self._lock = threading.Lock()
+
+    def put(self, key: tuple[object, ...], template: Template | None) -> None:
+        """Keep ``template`` (``None``: this signature records every time) under ``key``."""
+        with self._lock:
+            if len(self.memo) >= self.limit:
+                self.memo.clear()
+            self.memo[key] = template
+
+    def reset(self) -> None:
+        """Forget every template: the next call of each signature records (and tapes) again."""
+        with self._lock:
+            self.memo.clear()
+            self.hits = 0
+
+    def __len__(self) -> int:
+        return len(self.memo)
+
+
+TEMPLATES: Final = Templates()
+
+
+def _static(value: object) -> object:
+    """A hashable stand-in for a non-tensor argument (``_NOT``: not a plain value).
+
+    A float by its bits: ``-0.0`` is not ``0.0``, a NaN is itself.
+    """
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return kind, value
+    if isinstance(value, float) and kind is float:
+        return kind, value.hex()
+    if (isinstance(value, (tuple, list)) and (kind is tuple or kind is list)
+            and all(type(v) is int for v in value)):
+        return kind, tuple(value)
+    return _NOT
+
+
+_NOT: Final = object()
+
+
+def _signature(fn: Callable[..., Tensor], args: tuple[object, ...], kwargs: dict[str, object],
+               inputs: list[Node]) -> tuple[object, ...] | None:
+    """What decides the nodes ``fn(*args, **kwargs)`` records; ``None``: not only plain values.
+
+    Per tensor: its shape, dtype, device and which earlier argument is the same node (a layer
+    given one tensor as weight and bias must not replay over two, nor the reverse); its node
+    goes into ``inputs``, once.
+    """
+    key: list[object] = [fn, (OVERRIDE.get() or ENGINE.default).special_scalars, *kwargs]
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, Tensor):
+            n = value._node
+            for i, seen in enumerate(inputs):
+                if seen is n:
+                    key.append(i)
+                    break
+            else:
+                inputs.append(n)
+                key.append((n.shape, n.dtype, value._device))
+        else:
+            static = _static(value)
+            if static is _NOT:
+                return None
+            key.append(static)
+    return tuple(key)
+
+
+def templated(layer: Callable[P, T]) -> Callable[P, T]:
+    """``layer``, replayed from its template when called again with the same signature.
+
+    A signature is each tensor argument's shape, dtype and device, which arguments are one
+    tensor, every other argument's value (ints, floats by their bits, strings, ``None``, tuples
+    of ints) and the policy's ``special_scalars``. The first call of a signature records as
+    usual and keeps what it recorded as a :class:`Template`, if that is exactly the nodes below
+    its result down to its tensor arguments (no barrier in between, no other thread's records,
+    no data leaf); later calls make those nodes over the new arguments. Calls with another
+    kind of argument (a NumPy array, a list of floats), a layer that raised, and eager mode
+    record as usual. For pure layers only: what ``layer`` records must follow from its
+    signature alone.
+
+    Example:
+        >>> import minilazy as ml
+        >>> double = templated(lambda x, k: x * float(k))
+        >>> double(ml.ones(2), 3).tolist(), double(ml.full((2,), 2.0), 3).tolist()
+        ([3.0, 3.0], [6.0, 6.0])
+    """
+    @functools.wraps(layer)
+    def lean(*args: P.args, **kwargs: P.kwargs) -> T:
+        inputs: list[Node] = []
+        key = _signature(layer, args, kwargs, inputs)
+        if key is None or (OVERRIDE.get() or ENGINE.default).eager:
+            return layer(*args, **kwargs)
+        memo = TEMPLATES.memo
+        if key not in memo:
+            return _first(layer, args, kwargs, key, inputs)
+        template = memo.get(key)
+        if template is None:
+            return layer(*args, **kwargs)
+        return cast(T, _again(template, inputs))  # (wrapped in the class the layer's are)
+
+    return lean
+
+
+def _first(layer: Callable[..., T], args: tuple[object, ...], kwargs: dict[str, object],
+           key: tuple[object, ...], inputs: list[Node]) -> T:
+    """``layer``'s call, recorded; its template kept (or ``None``: it is not one)."""
+    ops = COUNTERS.ops_recorded
+    out = layer(*args, **kwargs)
+    template = None
+    if isinstance(out, Tensor):  # (a barrier inside left data leaves: no tape)
+        found = take({n: i for i, n in enumerate(inputs)}, [out._node])
+        if found is not None:
+            steps, (result,) = found
+            made = sum([s[0] not in LEAVES for s in steps])
+            # Every op it recorded, and only those: not another thread's, none left dead.
+            if result >= 0 and made == COUNTERS.ops_recorded - ops:
+                template = Template(steps, result, out._device, made)
+    TEMPLATES.put(key, template)
+    return out
+
+
+def _again(template: Template, inputs: list[Node]) -> Tensor:
+    """The template's nodes over ``inputs``, counted as ``record`` counts them; its result."""
+    seen = tuple([n.digest for n in inputs])
+    digests = template.digests.get(seen)
+    made = replay(template.steps, inputs, digests)
+    if digests is None and len(template.digests) < 16:
+        template.digests[seen] = [n.digest for n in made]
+    out = wrap(made[template.result], template.device)
+    COUNTERS.ops_recorded += template.ops
+    ENGINE.pending += template.ops
+    TEMPLATES.hits += 1
+    if ENGINE.pending >= (OVERRIDE.get() or ENGINE.default).max_pending_nodes:
+        barrier.after_record(out)  # the auto-cut its records would have run
+    return out
