@@ -42,7 +42,7 @@ MAY_IMPORT = {
     "fft": {"core", "api", "ops"},
     "autodiff": {"core", "api", "ops", "linalg", "fft", "parts"},  # VJPs: with the namespace
     "random": {"core", "api"},
-    "optim": {"core", "api"},
+    "optim": {"core", "api", "parts"},  # its update replayed from a tape
     "nn": {"core", "api", "random", "parts"},  # its layers replayed from tapes
     "demo": {"minilazy"},                   # a user of the public face only
     "pytorch": {"minilazy"},                # PyTorch's tensors on the public face (torch extra)

@@ -1,18 +1,17 @@
 """Optimizers, optax-shaped: ``opt = ml.optim.adam(1e-3)``, ``opt.init``, ``opt.update``.
 
-Built only from recorded ops: an update is recorded
-like the forward and backward passes, so all three cut into one graph at the next barrier.
-Parameters and gradients are pytrees (dicts, lists, tuples) of tensors, and ``update`` returns
-new parameters in the same tree (rebind them: the old buffers are then donated at the barrier).
-Every hyperparameter is a Python number, so a parameter of the program, and the step count is a
-tensor in the state: a new learning rate or a new step never recompiles.
+Built only from recorded ops: an update is recorded like the forward and backward passes, so
+all three cut into one graph at the next barrier. Parameters and gradients are pytrees (dicts,
+lists, tuples) of tensors; ``update`` returns new parameters in the same tree (rebind them: the
+old buffers are then donated). Every hyperparameter is a Python number, so a parameter of the
+program, and the step count is a tensor in the state: a new rate or step never recompiles.
 
 An update is *multi-tensor*: the weights of one dtype and device are one group, laid end to end
 in one vector (``ml.pack``), updated with a few ops on the vector and taken apart again
-(``ml.unpack``), as ``torch._foreach_*`` and optax's ``flatten`` do. Adam records some 20 ops per
-group and one per weight, instead of some 16 per weight; the state holds one vector per group
-and moment. (A weight split over a mesh is a group of its own, updated as it is: a vector would
-not keep its sharding.) Never imports jax.
+(``ml.unpack``), as ``torch._foreach_*`` and optax's ``flatten`` do; the state holds one vector
+per group and moment. (A weight split over a mesh is a group of its own: a vector would not keep
+its sharding.) Adam's update is replayed from its tape (``minilazy.parts.tapes``) after its first
+step. Never imports jax.
 """
 
 from __future__ import annotations
@@ -28,6 +27,7 @@ from minilazy.api.everyday import pack, unpack
 from minilazy.api.tensor import Tensor
 from minilazy.core import dtypes
 from minilazy.core.dtypes import DType
+from minilazy.parts.tapes import templated
 
 Tree: TypeAlias = Tensor | dict[str, "Tree"] | list["Tree"] | tuple["Tree", ...]
 State: TypeAlias = dict[str, Tree]
@@ -50,7 +50,7 @@ def tree_map(fn: Callable[..., Tensor], tree: Tree, *rest: Tree) -> Tree:
     if isinstance(tree, dict):
         if any(not isinstance(r, dict) or r.keys() != tree.keys() for r in rest):
             raise TypeError(f"optim: the trees differ in structure (keys {sorted(tree)})")
-        # Keys in sorted order, as _leaves goes (the optimizer's state is laid out in that
+        # Keys in sorted order, as _flatten goes (the optimizer's state is laid out in that
         # order: a dict built in another order is the same tree); the result in tree's order.
         by_key = {k: tree_map(fn, tree[k], *(_at(r, k) for r in rest)) for k in sorted(tree)}
         return {k: by_key[k] for k in tree}
@@ -73,12 +73,9 @@ def _at(tree: Tree, key: str | int) -> Tree:
 class _Numbers:
     """An update's Python numbers as 0-d tensors, recorded once per dtype and shared.
 
-    Written ``b1 * m`` per group, each number would be a scalar parameter per group: many
-    groups would pass more scalars to the program than the barrier packs into one argument
-    (``cut.PACK_LIMIT``). Shared, it passes one per number and dtype. The value is the same: a
-    weak Python float next to a tensor takes the tensor's dtype too. A 0-d tensor given for a
-    number (a learning rate computed on the device) is cast to the weights' dtype likewise: a
-    float64 rate must not turn float32 weights into float64 ones.
+    ``b1 * m`` per group would pass a scalar per group, past what the barrier packs into one
+    argument (``cut.PACK_LIMIT``); shared, one per number and dtype. A 0-d tensor given for a
+    number (a rate computed on the device) is cast to the weights' dtype, as a Python float is.
     """
 
     def __init__(self, **numbers: float | Tensor) -> None:
@@ -120,20 +117,13 @@ def _flatten(tree: Tree, leaves: list[Tensor]) -> object:
                     f"{type(tree).__name__}")
 
 
-def _leaves(tree: Tree) -> list[Tensor]:
-    """``tree``'s tensors, a dict's by sorted key: the order does not depend on how it was built."""
-    leaves: list[Tensor] = []
-    _flatten(tree, leaves)
-    return leaves
-
-
 def _named(vectors: Sequence[tuple[tuple[int, ...], dtypes.DType]]) -> str:
     """Vectors' shapes and dtypes as errors name them: ``[(6,) float32, (3,) int32]``."""
     return "[" + ", ".join(f"{shape} {dtype}" for shape, dtype in vectors) + "]"
 
 
 def _rebuild(tree: Tree, leaves: Iterator[Tensor]) -> Tree:
-    """``tree`` with its tensors replaced, in :func:`_leaves`'s order, by ``leaves``."""
+    """``tree`` with its tensors replaced, in :func:`_flatten`'s order, by ``leaves``."""
     if isinstance(tree, Tensor):
         return next(leaves)
     if isinstance(tree, dict):
@@ -149,8 +139,9 @@ class _Layout:
 
     shapes: tuple[tuple[int, ...], ...]
     dtypes: tuple[DType, ...]
-    members: tuple[tuple[int, ...], ...]  # each group's weights, by their place in _leaves's order
+    members: tuple[tuple[int, ...], ...]  # each group's weights, by their place in _flatten's order
     vectors: tuple[tuple[tuple[int, ...], DType], ...]  # each group's vector's shape, dtype
+    kinds: tuple[DType, ...]  # the groups' dtypes, each once, in order
 
 
 # (structure, each weight's shape, dtype, device, and whether it is split) -> its layout: worked
@@ -169,9 +160,10 @@ def _layout(leaves: list[Tensor]) -> _Layout:
         found.setdefault(key, []).append(i)
     members = tuple([tuple(m) for m in found.values()])
     shapes = tuple([t.shape for t in leaves])
-    return _Layout(shapes, tuple([t.dtype for t in leaves]), members, tuple([
-        (shapes[m[0]] if len(m) == 1 else (sum(math.prod(shapes[i]) for i in m),),
-         leaves[m[0]].dtype) for m in members]))
+    vectors = tuple([(shapes[m[0]] if len(m) == 1 else (sum(math.prod(shapes[i]) for i in m),),
+                      leaves[m[0]].dtype) for m in members])
+    return _Layout(shapes, tuple([t.dtype for t in leaves]), members, vectors,
+                   tuple(dict.fromkeys([dtype for _, dtype in vectors])))
 
 
 class _Groups:
@@ -183,9 +175,8 @@ class _Groups:
     Example:
         >>> import minilazy as ml
         >>> g = _Groups({"w": ml.ones((2, 2)), "b": ml.ones(2), "h": ml.ones(3, dtype=ml.float32)})
-        >>> [v.shape for v in g.vectors({"w": ml.ones((2, 2)), "b": ml.ones(2),
-        ...                              "h": ml.ones(3, dtype=ml.float32)})]
-        [(6,), (3,)]
+        >>> g.layout.members, [v.shape for v in _packed(g.layout.members, g.leaves)]
+        (((0, 2), (1,)), [(6,), (3,)])
     """
 
     def __init__(self, params: Tree) -> None:
@@ -201,27 +192,26 @@ class _Groups:
             _LAYOUTS[key] = layout
         self.layout = layout
 
-    def vectors(self, tree: Tree) -> list[Tensor]:
-        """``tree``'s tensors (a tree of the parameters' structure) as the groups' vectors."""
-        flat, layout = self.leaves, self.layout
-        if tree is not self.tree:
-            flat = []
-            try:
-                same = _flatten(tree, flat) == self.structure
-            except TypeError:  # (a None for a gradient)
-                same = False
-            if not same:
-                tree_map(lambda t, _: t, self.tree, tree)  # raises, saying where they differ
-                raise TypeError("optim: the trees differ in structure")
-            for t, shape, dtype in zip(flat, layout.shapes, layout.dtypes):
-                if t.shape != shape:
-                    raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter "
-                                     f"has shape {shape}")
-                if t.dtype != dtype:  # (else the update would promote the weight: a new dtype)
-                    raise TypeError(f"optim: a tensor of dtype {t.dtype} where the parameter "
-                                    f"has dtype {dtype}")
-        return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m])
-                for m in layout.members]
+    def flat(self, tree: Tree) -> list[Tensor]:
+        """``tree``'s tensors, checked to be a tree of the parameters' structure and shapes."""
+        if tree is self.tree:
+            return self.leaves
+        flat: list[Tensor] = []
+        try:
+            same = _flatten(tree, flat) == self.structure
+        except TypeError:  # (a None for a gradient)
+            same = False
+        if not same:
+            tree_map(lambda t, _: t, self.tree, tree)  # raises, saying where they differ
+            raise TypeError("optim: the trees differ in structure")
+        for t, shape, dtype in zip(flat, self.layout.shapes, self.layout.dtypes):
+            if t.shape != shape:
+                raise ValueError(f"optim: a tensor of shape {t.shape} where the parameter "
+                                 f"has shape {shape}")
+            if t.dtype != dtype:  # (else the update would promote the weight: a new dtype)
+                raise TypeError(f"optim: a tensor of dtype {t.dtype} where the parameter "
+                                f"has dtype {dtype}")
+        return flat
 
     def zeros(self) -> tuple[Tensor, ...]:
         """A vector of zeros per group (an optimizer's initial moments)."""
@@ -230,27 +220,34 @@ class _Groups:
                       zeros(shape, dtype=dtype, device=flat[m[0]].device)
                       for m, (shape, dtype) in zip(self.layout.members, self.layout.vectors)])
 
-    def tree_of(self, vectors: list[Tensor]) -> Tree:
-        """The parameters' tree, its tensors taken back out of the groups' ``vectors``."""
-        shapes, placed = self.layout.shapes, [*self.leaves]
-        for m, v in zip(self.layout.members, vectors):
-            pieces = [v] if len(m) == 1 else unpack(v, [shapes[i] for i in m])
-            for i, piece in zip(m, pieces):
-                placed[i] = piece
-        return _rebuild(self.tree, iter(placed))
-
     def check(self, state: State, name: str) -> list[Tensor]:
         """The ``state``'s vectors of ``name``, checked against the groups (``ValueError``)."""
         if name not in state:
             raise ValueError(f"optim: the state has no {name!r} (it has {sorted(state)}): was it "
                              f"made by this optimizer's init()?")
-        vectors = _leaves(state[name])
+        vectors: list[Tensor] = []
+        _flatten(state[name], vectors)
         got = tuple([(v.shape, v.dtype) for v in vectors])
         if got != self.layout.vectors:
             raise ValueError(f"optim: the state's {name} has vectors {_named(got)}, the "
                              f"parameters' groups need {_named(self.layout.vectors)}: was the "
                              f"state made by init() for these parameters?")
         return vectors
+
+
+def _packed(members: tuple[tuple[int, ...], ...], flat: Sequence[Tensor]) -> list[Tensor]:
+    """The groups' vectors of ``flat`` (tensors in :func:`_flatten`'s order): one per group."""
+    return [flat[m[0]] if len(m) == 1 else pack([flat[i] for i in m]) for m in members]
+
+
+def _pieces(members: tuple[tuple[int, ...], ...], shapes: Sequence[tuple[int, ...]],
+            vectors: Sequence[Tensor]) -> list[Tensor]:
+    """The tensors of ``shapes`` the groups' ``vectors`` hold, in :func:`_flatten`'s order."""
+    placed: list[Tensor | None] = [None] * len(shapes)
+    for m, v in zip(members, vectors):
+        for i, piece in zip(m, [v] if len(m) == 1 else unpack(v, [shapes[i] for i in m])):
+            placed[i] = piece
+    return [t for t in placed if t is not None]  # (every place is some group's)
 
 
 @dataclass(frozen=True)
@@ -295,13 +292,13 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
 
     def update(grads: Tree, state: State, params: Tree) -> tuple[Tree, State]:
         n, groups = _Numbers(lr=lr, momentum=momentum), _Groups(params)
-        ps, gs = groups.vectors(params), groups.vectors(grads)
-        if not momentum:
-            return groups.tree_of([p - n("lr", p.dtype) * g for p, g in zip(ps, gs)]), {}
-        velocity = [n("momentum", v.dtype) * v + g
-                    for v, g in zip(groups.check(state, "velocity"), gs)]
-        return (groups.tree_of([p - n("lr", p.dtype) * v for p, v in zip(ps, velocity)]),
-                {"velocity": tuple(velocity)})
+        members, shapes = groups.layout.members, groups.layout.shapes
+        gs = _packed(members, groups.flat(grads))
+        velocity = [n("momentum", v.dtype) * v + g for v, g in
+                    zip(groups.check(state, "velocity"), gs)] if momentum else gs
+        new = [p - n("lr", p.dtype) * v for p, v in zip(_packed(members, groups.leaves), velocity)]
+        return (_rebuild(groups.tree, iter(_pieces(members, shapes, new))),
+                {"velocity": tuple(velocity)} if momentum else {})
 
     return Optimizer(init, update)
 
@@ -309,8 +306,7 @@ def sgd(lr: float | Tensor, momentum: float = 0.0) -> Optimizer:
 def _real_groups(params: Tree) -> _Groups:
     """Adam's groups, of real weights only.
 
-    Its second moment squares each gradient entry; torch's Adam updates a complex weight's real
-    and imaginary parts apart, as two real weights.
+    Its second moment squares each gradient entry; torch's updates a complex weight's parts apart.
     """
     groups = _Groups(params)
     for dtype, shape in zip(groups.layout.dtypes, groups.layout.shapes):
@@ -351,28 +347,54 @@ def adam(lr: float | Tensor, b1: float = 0.9, b2: float = 0.999, eps: float = 1e
         if not isinstance(count, Tensor):
             raise ValueError(f"adam: the state has no step count 'count' (it has {sorted(state)}):"
                              f" was it made by adam's init()?")
-        count = count + 1
-        corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
-        n = _Numbers(lr=lr, b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
         groups = _real_groups(params)
-        ps, gs = groups.vectors(params), groups.vectors(grads)
-        mu = [n("b1", m.dtype) * m + n("c1", m.dtype) * g
-              for m, g in zip(groups.check(state, "mu"), gs)]
-        nu = [n("b2", v.dtype) * v + n("c2", v.dtype) * (g * g)
-              for v, g in zip(groups.check(state, "nu"), gs)]
-
-        def step(p: Tensor, m: Tensor, v: Tensor) -> Tensor:
-            if p.dtype not in corrections:  # 1 / (1 - b^t) in at least float32, then p's dtype
-                t = astype(count, p.dtype if p.dtype.itemsize >= 4 else dtypes.float32)
-                corrections[p.dtype] = (astype(1.0 / (1.0 - b1 ** t), p.dtype, copy=False),
-                                        astype(1.0 / (1.0 - b2 ** t), p.dtype, copy=False))
-            c1, c2 = corrections[p.dtype]
-            direction = (m * c1) / (sqrt(v * c2) + n("eps", p.dtype))
-            if weight_decay:
-                direction = direction + n("wd", p.dtype) * p
-            return p - n("lr", p.dtype) * direction
-
-        new = [step(p, m, v) for p, m, v in zip(ps, mu, nu)]
-        return groups.tree_of(new), {"count": count, "mu": tuple(mu), "nu": tuple(nu)}
+        grads_flat = groups.flat(grads)
+        mu, nu = groups.check(state, "mu"), groups.check(state, "nu")
+        # The rate per dtype, made here: a new rate is a new number, not a new template.
+        rates = [astype(lr, d, copy=False) if isinstance(lr, Tensor) else full((), lr, dtype=d)
+                 for d in groups.layout.kinds]
+        out = _adam(groups.layout.members, (b1, b2, eps, weight_decay), count, *rates,
+                    *groups.leaves, *grads_flat, *mu, *nu)
+        n, k = len(groups.leaves), len(mu)
+        return _rebuild(groups.tree, iter(out[:n])), {"count": out[n], "mu": out[n + 1:n + 1 + k],
+                                                      "nu": out[n + 1 + k:]}
 
     return Optimizer(init, update)
+
+
+@templated
+def _adam(members: tuple[tuple[int, ...], ...], hyper: tuple[float, float, float, float],
+          count: Tensor, *tensors: Tensor) -> tuple[Tensor, ...]:
+    """Adam's step on flat tensors; replayed from its tape after the first call of a signature.
+
+    ``tensors``: the rates (one per group dtype), the weights and the gradients (in
+    :func:`_flatten`'s order), the first moments, the second moments (a vector per group).
+    Returns the new weights, the new count, the first moments, the second moments.
+    """
+    b1, b2, eps, weight_decay = hyper
+    n, k = sum(len(m) for m in members), len(members)
+    r = len(tensors) - 2 * n - 2 * k
+    weights = tensors[r:r + n]
+    ps, gs = _packed(members, weights), _packed(members, tensors[r + n:r + 2 * n])
+    numbers = _Numbers(b1=b1, c1=1.0 - b1, b2=b2, c2=1.0 - b2, eps=eps, wd=weight_decay)
+    numbers.made.update({("lr", rate.dtype): rate for rate in tensors[:r]})
+    mu = [numbers("b1", m.dtype) * m + numbers("c1", m.dtype) * g
+          for m, g in zip(tensors[r + 2 * n:r + 2 * n + k], gs)]
+    nu = [numbers("b2", v.dtype) * v + numbers("c2", v.dtype) * (g * g)
+          for v, g in zip(tensors[r + 2 * n + k:], gs)]
+    count = count + 1
+    corrections: dict[dtypes.DType, tuple[Tensor, Tensor]] = {}  # recorded once per dtype
+
+    def step(p: Tensor, m: Tensor, v: Tensor) -> Tensor:
+        if p.dtype not in corrections:  # 1 / (1 - b^t) in at least float32, then p's dtype
+            t = astype(count, p.dtype if p.dtype.itemsize >= 4 else dtypes.float32)
+            corrections[p.dtype] = (astype(1.0 / (1.0 - b1 ** t), p.dtype, copy=False),
+                                    astype(1.0 / (1.0 - b2 ** t), p.dtype, copy=False))
+        c1, c2 = corrections[p.dtype]
+        direction = (m * c1) / (sqrt(v * c2) + numbers("eps", p.dtype))
+        if weight_decay:
+            direction = direction + numbers("wd", p.dtype) * p
+        return p - numbers("lr", p.dtype) * direction
+
+    new = [step(p, m, v) for p, m, v in zip(ps, mu, nu)]
+    return (*_pieces(members, [w.shape for w in weights], new), count, *mu, *nu)

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import minilazy as ml
+from minilazy.parts.tapes import TEMPLATES
 
 DTYPES = [np.float16, np.float32, np.float64]
 SHAPES = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3)
@@ -205,3 +206,36 @@ def test_weights_that_no_optimizer_step_fits_are_refused_and_an_empty_tree_is_no
     for _ in range(2):
         params, state = opt.update({"z": ml.asarray(g)}, state, params)
     np.testing.assert_allclose(params["z"].numpy(), _numpy_sgd(z, [g, g], 0.5, 0.9), rtol=1e-6)
+
+
+@given(st.lists(st.sampled_from(DTYPES), min_size=1, max_size=4),
+       st.lists(st.floats(1e-4, 0.5), min_size=3, max_size=5), st.sampled_from([0.8, 0.9]),
+       st.integers(0, 2**32 - 1))
+def test_adam_replayed_with_a_new_rate_each_step_is_numpys(kinds, rates, b1, seed):
+    """Adam's update is recorded once per signature and replayed (``parts.tapes``): a new Python
+    rate each step is a new number in the same program, and ``b1`` (part of the signature) is
+    never taken from another optimizer's tape."""
+    rng = np.random.default_rng(seed)
+    start = {f"w{i}": rng.standard_normal(3).astype(d) for i, d in enumerate(kinds)}
+    grads = [{k: rng.standard_normal(3).astype(v.dtype) for k, v in start.items()}
+             for _ in rates]
+    params = {k: ml.asarray(v) for k, v in start.items()}
+    state = ml.optim.adam(0.1, b1=b1).init(params)
+    hits = TEMPLATES.hits
+    for lr, g in zip(rates, grads):
+        opt = ml.optim.adam(lr, b1=b1, weight_decay=0.01)
+        params, state = opt.update({k: ml.asarray(v) for k, v in g.items()}, state, params)
+        ml.mark_step()
+    assert TEMPLATES.hits - hits >= len(rates) - 1
+    for k, v in start.items():
+        want, m, s = v, np.zeros_like(v), np.zeros_like(v)
+        for t, (lr, g) in enumerate(zip(rates, grads), 1):
+            d, c = v.dtype, np.promote_types(v.dtype, np.float32)
+            m = d.type(b1) * m + d.type(1 - b1) * g[k]
+            s = d.type(0.999) * s + d.type(1 - 0.999) * (g[k] * g[k])
+            c1 = (1 / (1 - np.power(c.type(b1), c.type(t)))).astype(d)
+            c2 = (1 / (1 - np.power(c.type(0.999), c.type(t)))).astype(d)
+            direction = (m * c1) / (np.sqrt(s * c2) + d.type(1e-8)) + d.type(0.01) * want
+            want = want - d.type(lr) * direction
+        tol = {np.float16: 2e-3, np.float32: 1e-6, np.float64: 1e-12}[v.dtype.type]
+        np.testing.assert_allclose(params[k].numpy(), want, rtol=tol, atol=tol)

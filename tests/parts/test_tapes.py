@@ -131,8 +131,10 @@ def test_numbers_are_told_apart_by_their_bits():
     assert tapes._static(float("nan")) == tapes._static(float("nan"))
     assert tapes._static(1) != tapes._static(True) != tapes._static(1.0)
     assert tapes._static((1, 2)) != tapes._static([1, 2])
+    assert tapes._static(((1, 2.0), None)) != tapes._static(((1, 2.0), 0))
+    assert tapes._static((0.0, [1])) != tapes._static((-0.0, [1]))
     assert tapes._static(np.float64(1.0)) is tapes._NOT  # not a plain float: records
-    assert tapes._static([1.5]) is tapes._NOT
+    assert tapes._static((1, [2, np.float64(1.0)])) is tapes._NOT
 
 
 def test_a_layer_given_host_data_records_as_usual():

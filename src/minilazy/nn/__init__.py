@@ -6,7 +6,8 @@ op, average pooling a convolution with a constant filter, max pooling the ``argm
 the strided slices of the padded input, an embedding an integer-array index (its gradient getitem's
 scatter-add), a causal mask an iota comparison, a dropout mask ``ml.random.bernoulli``. Layouts
 are torch's: (N, C, H, W) activations, (O, I, kH, kW) filters, but linear weights (in, out), so
-``x @ w``. Never imports jax.
+``x @ w``. Each layer's Python runs once per call signature: later calls make the same nodes
+from its tape (``minilazy.parts.tapes.templated``). Never imports jax.
 """
 
 from __future__ import annotations

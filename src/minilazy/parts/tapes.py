@@ -42,7 +42,7 @@ from minilazy.core.tracer import Tensor, wrap
 # node, r < 0 the input ~r.
 Step = tuple[Op, Attrs, Shape, DType, object, tuple[int, ...]]
 P = ParamSpec("P")
-T = TypeVar("T", bound=Tensor)
+T = TypeVar("T")  # a layer's result: a tensor, or a tuple of tensors
 
 
 def take(inputs: dict[Node, int], results: Sequence[Node]
@@ -112,16 +112,18 @@ class Template:
 
     Attributes:
         steps: the nodes it made, operands before users.
-        result: the ref of its result (a step: a layer returning an input is not taped).
-        device: its result's device.
+        results: the refs of its results (steps: a layer returning an input is not taped).
+        devices: its results' devices.
+        one: whether it returned one tensor (else a tuple of them).
         ops: how many of the steps ``record`` made (the rest are scalar leaves).
         digests: the steps' digests per tuple of the inputs' digests (a few per template: one
             per place in a model the layer is called from).
     """
 
     steps: tuple[Step, ...]
-    result: int
-    device: Device
+    results: tuple[int, ...]
+    devices: tuple[Device, ...]
+    one: bool
     ops: int
     digests: dict[tuple[int, ...], list[int]] = field(default_factory=dict, compare=False)
 
@@ -169,23 +171,25 @@ TEMPLATES: Final = Templates()
 def _static(value: object) -> object:
     """A hashable stand-in for a non-tensor argument (``_NOT``: not a plain value).
 
-    A float by its bits: ``-0.0`` is not ``0.0``, a NaN is itself.
+    Plain: ``None``, a bool, an int, a string, a float (by its bits: ``-0.0`` is not ``0.0``, a
+    NaN is itself), or a tuple or list of plain values.
     """
     kind = type(value)
     if value is None or kind is bool or kind is int or kind is str:
         return kind, value
     if isinstance(value, float) and kind is float:
         return kind, value.hex()
-    if (isinstance(value, (tuple, list)) and (kind is tuple or kind is list)
-            and all(type(v) is int for v in value)):
-        return kind, tuple(value)
+    if isinstance(value, (tuple, list)) and (kind is tuple or kind is list):
+        items = tuple([_static(v) for v in value])
+        return _NOT if any(i is _NOT for i in items) else (kind, items)
     return _NOT
 
 
 _NOT: Final = object()
+_FIRST: Final = Template((), (), (), True, 0)  # a signature not seen yet
 
 
-def _signature(fn: Callable[..., Tensor], args: tuple[object, ...], kwargs: dict[str, object],
+def _signature(fn: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object],
                inputs: list[Node]) -> tuple[object, ...] | None:
     """What decides the nodes ``fn(*args, **kwargs)`` records; ``None``: not only plain values.
 
@@ -194,16 +198,18 @@ def _signature(fn: Callable[..., Tensor], args: tuple[object, ...], kwargs: dict
     goes into ``inputs``, once.
     """
     key: list[object] = [fn, (OVERRIDE.get() or ENGINE.default).special_scalars, *kwargs]
+    seen: dict[Node, int] = {}
     for value in (*args, *kwargs.values()):
         if isinstance(value, Tensor):
             n = value._node
-            for i, seen in enumerate(inputs):
-                if seen is n:
-                    key.append(i)
-                    break
-            else:
+            i = seen.get(n)
+            if i is None:
+                seen[n] = len(inputs)
                 inputs.append(n)
-                key.append((n.shape, n.dtype, value._device))
+                d = value._device  # (by its fields: a dataclass's hash is Python code)
+                key.append((n.shape, n.dtype, d.platform, d.index))
+            else:
+                key.append(i)
         else:
             static = _static(value)
             if static is _NOT:
@@ -215,9 +221,10 @@ def _signature(fn: Callable[..., Tensor], args: tuple[object, ...], kwargs: dict
 def templated(layer: Callable[P, T]) -> Callable[P, T]:
     """``layer``, replayed from its template when called again with the same signature.
 
-    A signature is each tensor argument's shape, dtype and device, which arguments are one
-    tensor, every other argument's value (ints, floats by their bits, strings, ``None``, tuples
-    of ints) and the policy's ``special_scalars``. The first call of a signature records as
+    ``layer`` returns a tensor or a tuple of tensors. A signature is each tensor argument's
+    shape, dtype and device, which arguments are one tensor, every other argument's value
+    (ints, floats by their bits, strings, ``None``, tuples of those) and the policy's
+    ``special_scalars``. The first call of a signature records as
     usual and keeps what it recorded as a :class:`Template`, if that is exactly the nodes below
     its result down to its tensor arguments (no barrier in between, no other thread's records,
     no data leaf); later calls make those nodes over the new arguments. Calls with another
@@ -237,10 +244,9 @@ def templated(layer: Callable[P, T]) -> Callable[P, T]:
         key = _signature(layer, args, kwargs, inputs)
         if key is None or (OVERRIDE.get() or ENGINE.default).eager:
             return layer(*args, **kwargs)
-        memo = TEMPLATES.memo
-        if key not in memo:
+        template = TEMPLATES.memo.get(key, _FIRST)
+        if template is _FIRST:
             return _first(layer, args, kwargs, key, inputs)
-        template = memo.get(key)
         if template is None:
             return layer(*args, **kwargs)
         return cast(T, _again(template, inputs))  # (wrapped in the class the layer's are)
@@ -254,29 +260,33 @@ def _first(layer: Callable[..., T], args: tuple[object, ...], kwargs: dict[str, 
     ops = COUNTERS.ops_recorded
     out = layer(*args, **kwargs)
     template = None
-    if isinstance(out, Tensor):  # (a barrier inside left data leaves: no tape)
-        found = take({n: i for i, n in enumerate(inputs)}, [out._node])
+    results: tuple[object, ...] = (out,) if isinstance(out, Tensor) else (
+        out if isinstance(out, tuple) and type(out) is tuple else ())  # (not a named tuple)
+    tensors = [t for t in results if isinstance(t, Tensor)]
+    if tensors and len(tensors) == len(results):  # (a barrier inside left data leaves: no tape)
+        found = take({n: i for i, n in enumerate(inputs)}, [t._node for t in tensors])
         if found is not None:
-            steps, (result,) = found
+            steps, refs = found
             made = sum([s[0] not in LEAVES for s in steps])
             # Every op it recorded, and only those: not another thread's, none left dead.
-            if result >= 0 and made == COUNTERS.ops_recorded - ops:
-                template = Template(steps, result, out._device, made)
+            if min(refs) >= 0 and made == COUNTERS.ops_recorded - ops:
+                template = Template(steps, refs, tuple([t._device for t in tensors]),
+                                    isinstance(out, Tensor), made)
     TEMPLATES.put(key, template)
     return out
 
 
-def _again(template: Template, inputs: list[Node]) -> Tensor:
-    """The template's nodes over ``inputs``, counted as ``record`` counts them; its result."""
+def _again(template: Template, inputs: list[Node]) -> Tensor | tuple[Tensor, ...]:
+    """The template's nodes over ``inputs``, counted as ``record`` counts them; its results."""
     seen = tuple([n.digest for n in inputs])
     digests = template.digests.get(seen)
     made = replay(template.steps, inputs, digests)
     if digests is None and len(template.digests) < 16:
         template.digests[seen] = [n.digest for n in made]
-    out = wrap(made[template.result], template.device)
+    out = tuple([wrap(made[r], d) for r, d in zip(template.results, template.devices)])
     COUNTERS.ops_recorded += template.ops
     ENGINE.pending += template.ops
     TEMPLATES.hits += 1
     if ENGINE.pending >= (OVERRIDE.get() or ENGINE.default).max_pending_nodes:
-        barrier.after_record(out)  # the auto-cut its records would have run
-    return out
+        barrier.after_record(out[-1])  # the auto-cut its records would have run
+    return out[0] if template.one else out
