@@ -243,7 +243,8 @@ def _replay(tape: Tape, order: tuple[Node, ...], device: Device) -> list[Tensor]
     COUNTERS.ops_recorded += len(made)
     COUNTERS.backward_replays += 1
     ENGINE.pending += len(made)
-    grads = [Tensor(made[r] if r >= 0 else order[~r], device) for r in tape.results]
+    grads = [Tensor(made[r - len(order)] if r >= len(order) else order[r], device)
+             for r in tape.results]
     if grads and ENGINE.pending >= current_policy().max_pending_nodes:
         barrier.after_record(grads[-1])  # the auto-cut the rules' records would have run
     return grads

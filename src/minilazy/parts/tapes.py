@@ -15,8 +15,8 @@ Example:
     >>> x = ml.ones((2, 3))
     >>> y = ml.exp(x) + 1.0
     >>> steps, results = take({x._node: 0}, [y._node])
-    >>> [s[0].value for s in steps], results
-    (['exp', 'scalar', 'add'], (2,))
+    >>> [s[0][0].value for s in steps], results  # (ref 0: the input; 1 + i: step i)
+    (['exp', 'scalar', 'add'], (3,))
     >>> again = replay(steps, [ml.zeros((2, 3))._node])
     >>> again[-1].digest == y._node.digest
     True
@@ -38,9 +38,9 @@ from minilazy.core.metrics import COUNTERS
 from minilazy.core.state import ENGINE, OVERRIDE, user_site
 from minilazy.core.tracer import Tensor, wrap
 
-# One node of a tape: (op, attrs, shape, dtype, payload, operand refs); a ref r >= 0 is step r's
-# node, r < 0 the input ~r.
-Step = tuple[Op, Attrs, Shape, DType, object, tuple[int, ...]]
+# One node of a tape: ((op, attrs, shape, dtype), payload, operand refs). A ref indexes the
+# inputs, then the steps' nodes (ref k + i: step i's, for k inputs).
+Step = tuple[tuple[Op, Attrs, Shape, DType], object, tuple[int, ...]]
 P = ParamSpec("P")
 T = TypeVar("T")  # a layer's result: a tensor, or a tuple of tensors
 
@@ -56,13 +56,14 @@ def take(inputs: dict[Node, int], results: Sequence[Node]
         >>> import minilazy as ml
         >>> x = ml.asarray([1.0, 2.0])  # data: a buffer
         >>> take({}, [(-x)._node]) is None, take({x._node: 0}, [(-x)._node])[1]
-        (True, (0,))
+        (True, (1,))
     """
     index: dict[Node, int] = {}
     steps: list[Step] = []
+    k = len(inputs)
 
     def ref(n: Node) -> int:
-        return ~inputs[n] if n in inputs else index[n]
+        return inputs[n] if n in inputs else k + index[n]
 
     for r in results:  # iterative post-order, stopping at the inputs (see cut.py)
         if r in inputs or r in index:
@@ -78,8 +79,7 @@ def take(inputs: dict[Node, int], results: Sequence[Node]
                 stack.pop()
                 if n.op is Op.DATA:
                     return None
-                steps.append((n.op, n.attrs, n.shape, n.dtype, n.payload,
-                              tuple([ref(o) for o in n.operands])))
+                steps.append((n.exact, n.payload, tuple([ref(o) for o in n.operands])))
                 index[n] = len(index)
     return tuple(steps), tuple([ref(r) for r in results])
 
@@ -93,17 +93,16 @@ def replay(steps: Sequence[Step], inputs: Sequence[Node], digests: Sequence[int]
     nodes are cloned without ``Node()``'s family check and hash, done when first made.
     """
     site = user_site() if ENGINE.sites else None
-    made: list[Node] = []
-    for (op, attrs, shape, dtype, payload, refs), digest in zip(steps, digests or ()):
-        n = Node.__new__(Node)
-        n.op, n.attrs, n.shape, n.dtype, n.payload, n.site = op, attrs, shape, dtype, payload, site
-        n.operands = tuple([made[r] if r >= 0 else inputs[~r] for r in refs])
-        n.exact, n.digest = (op, attrs, shape, dtype), digest
-        made.append(n)
-    for op, attrs, shape, dtype, payload, refs in () if digests is not None else steps:
-        made.append(Node(op, tuple([made[r] if r >= 0 else inputs[~r] for r in refs]),
-                         attrs, shape, dtype, payload, site))
-    return made
+    nodes = list(inputs)  # then each step's node: what the refs index
+    get, new, add = nodes.__getitem__, Node.__new__, nodes.append
+    for (exact, payload, refs), digest in zip(steps, digests or ()):
+        n = new(Node)
+        n.op, n.attrs, n.shape, n.dtype = n.exact = exact
+        n.operands, n.payload, n.site, n.digest = tuple(map(get, refs)), payload, site, digest
+        add(n)
+    for (op, attrs, shape, dtype), payload, refs in () if digests is not None else steps:
+        add(Node(op, tuple(map(get, refs)), attrs, shape, dtype, payload, site))
+    return nodes[len(inputs):]
 
 
 @dataclass(frozen=True)
@@ -112,7 +111,7 @@ class Template:
 
     Attributes:
         steps: the nodes it made, operands before users.
-        results: the refs of its results (steps: a layer returning an input is not taped).
+        results: the refs of its results (steps': a layer returning an input is not taped).
         devices: its results' devices.
         one: whether it returned one tensor (else a tuple of them).
         ops: how many of the steps ``record`` made (the rest are scalar leaves).
@@ -267,9 +266,9 @@ def _first(layer: Callable[..., T], args: tuple[object, ...], kwargs: dict[str, 
         found = take({n: i for i, n in enumerate(inputs)}, [t._node for t in tensors])
         if found is not None:
             steps, refs = found
-            made = sum([s[0] not in LEAVES for s in steps])
+            made = sum([s[0][0] not in LEAVES for s in steps])
             # Every op it recorded, and only those: not another thread's, none left dead.
-            if min(refs) >= 0 and made == COUNTERS.ops_recorded - ops:
+            if min(refs) >= len(inputs) and made == COUNTERS.ops_recorded - ops:
                 template = Template(steps, refs, tuple([t._device for t in tensors]),
                                     isinstance(out, Tensor), made)
     TEMPLATES.put(key, template)
@@ -283,7 +282,8 @@ def _again(template: Template, inputs: list[Node]) -> Tensor | tuple[Tensor, ...
     made = replay(template.steps, inputs, digests)
     if digests is None and len(template.digests) < 16:
         template.digests[seen] = [n.digest for n in made]
-    out = tuple([wrap(made[r], d) for r, d in zip(template.results, template.devices)])
+    k = len(inputs)
+    out = tuple([wrap(made[r - k], d) for r, d in zip(template.results, template.devices)])
     COUNTERS.ops_recorded += template.ops
     ENGINE.pending += template.ops
     TEMPLATES.hits += 1
