@@ -31,7 +31,7 @@ def _structure(t: ml.Tensor) -> tuple[object, ...]:
 
 
 def _recorded(layer: Callable[..., ml.Tensor], *args: object, **kwargs: object) -> ml.Tensor:
-    """``layer``'s call as its Python records it, never from a tape."""
+    """``layer``'s call as its Python records it (the layers it calls may replay theirs)."""
     inner: Callable[..., ml.Tensor] = vars(layer)["__wrapped__"]
     return inner(*args, **kwargs)
 
@@ -235,7 +235,8 @@ def test_a_replay_notes_the_users_line_when_debug_info_is_on():
     x = ml.asarray([1.0, 2.0])
     ml.nn.softmax(x)
     with ml.debug(1):
-        y = ml.nn.softmax(x); line = sys._getframe().f_lineno  # noqa: E702
+        y = ml.nn.softmax(x)
+        line = sys._getframe().f_lineno - 1  # the line above
     made = [n for n in walk([y._node], y.device).order if n.op is not Op.DATA]
     assert len(made) > 3 and {n.site for n in made} == {f"{__file__}:{line}"}
 

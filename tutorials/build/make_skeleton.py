@@ -1,11 +1,12 @@
 """Make the student skeleton from minilazy's own modules: your starting point for the course.
 
 ``python tutorials/build/make_skeleton.py mywork`` writes ``mywork/core/`` (a copy of
-``minilazy/core``, the engine's reading path) and ``mywork/autodiff/tape.py``: minilazy's own
-code, in which the body of every function an assignment asks for (:data:`ASSIGNMENTS`) is
-replaced by ``raise NotImplementedError("assignment N: see chapter N, Title")``, its signature
-and docstring kept. The grader loads your copies in place of the installed modules, so the rest
-of minilazy (the op families, the array API, the hardening parts) runs on your engine.
+``minilazy/core``, the engine's reading path), ``mywork/autodiff/tape.py`` and
+``mywork/parts/tapes.py``: minilazy's own code, in which the body of every function an assignment
+asks for (:data:`ASSIGNMENTS`) is replaced by ``raise NotImplementedError("assignment N: see chapter
+N, Title")``, its signature and docstring kept. The grader loads your copies in place of the
+installed modules, so the rest of minilazy (the op families, the array API, the hardening parts)
+runs on your engine.
 
 The answer key is minilazy itself: the engine is public, and so is every solution. Reading
 ``src/minilazy/core`` before you write is allowed; the grader grades what you wrote.
@@ -43,7 +44,7 @@ ASSIGNMENTS: dict[int, tuple[str, tuple[str, ...]]] = {
                                   "core/barrier.py:execute", "core/barrier.py:_settle")),
     6: ("Observations, auto-cut, eager mode", ("core/barrier.py:after_record",
                                                "core/state.py:live_pending_nodes")),
-    7: ("Reverse-mode autodiff", ("autodiff/tape.py:_run_rules", "autodiff/tape.py:_tape")),
+    7: ("Reverse-mode autodiff", ("autodiff/tape.py:_run_rules", "parts/tapes.py:take")),
 }
 
 
@@ -74,7 +75,7 @@ def stub(source: str, todo: dict[str, tuple[int, str]]) -> str:
 def write(out: Path, first: int = 1) -> list[str]:
     """Write the skeleton into ``out`` (assignments ``first`` and later stubbed): what was done."""
     done = []
-    for module in [f"core/{m}" for m in MODULES] + ["autodiff/tape.py"]:
+    for module in [f"core/{m}" for m in MODULES] + ["autodiff/tape.py", "parts/tapes.py"]:
         target = out / module
         target.parent.mkdir(parents=True, exist_ok=True)
         todo = stubbed(module, first)

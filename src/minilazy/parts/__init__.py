@@ -8,8 +8,8 @@ buffers a program may consume), ``staging`` (a graph too deep for one program, i
 donating program runs). Without its parts the engine computes the same values. ``capture``
 (``ml.capture``) needs no slot: it calls core's pieces (the barrier, the compile cache, the
 runtime) to run a step's program directly once two recordings of it agree (``recorded``: what
-a recorded call noted). ``tapes`` needs none either: the backward pass and ``ml.nn``'s layers
-make what an earlier recording made without running its Python again.
+a recorded call noted). ``tapes`` needs none either: the backward pass, ``ml.nn``'s layers and
+Adam's update make what an earlier recording made without running its Python again.
 
 Example:
     >>> import minilazy as ml

@@ -3,12 +3,12 @@
 A training step records the same graph each step, and most of the time it takes is Python
 deciding what to record (argument checks, axes, dtype promotion, one tensor per intermediate
 result), not the recording. Two kinds of recording are therefore replayed from a tape: a
-backward pass (``minilazy.autodiff.tape``, per forward structure) and a layer of ``ml.nn``
-(:func:`templated`, per call signature). A tape holds each node's op, attributes, shape, dtype,
-payload (the numbers the recording chose: scalar leaves) and operand references, never a
-buffer: a recording that reads a ``DATA`` leaf other than its inputs is not taped. A replay
-makes the same nodes the recording would have made, so the same programs and values; without
-tapes every call records (speed only).
+backward pass (``minilazy.autodiff.tape``, per forward structure), and a layer of ``ml.nn`` or
+Adam's update (:func:`templated`, per call signature). A tape holds each node's op,
+attributes, shape, dtype, payload (the numbers the recording chose: scalar leaves) and operand
+references, never a buffer: a recording that reads a ``DATA`` leaf other than its inputs is not
+taped. A replay makes the same nodes the recording would have made, so the same programs and
+values; without tapes every call records (speed only).
 
 Example:
     >>> import minilazy as ml

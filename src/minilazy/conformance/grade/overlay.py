@@ -2,7 +2,8 @@
 
 The course (``tutorials/build``) has students write minilazy's own core: their folder holds
 copies of its modules (``FOLDER/core/tracer.py`` is ``minilazy.core.tracer``,
-``FOLDER/autodiff/tape.py`` is ``minilazy.autodiff.tape``) in which the functions of each
+``FOLDER/autodiff/tape.py`` is ``minilazy.autodiff.tape``, ``FOLDER/parts/tapes.py`` is
+``minilazy.parts.tapes``) in which the functions of each
 assignment start as stubs. :func:`overlay` builds a ``minilazy`` package that is the installed
 one with those modules replaced; the grader puts it first on the oracle's ``PYTHONPATH``, so
 the rest of minilazy (the op families, the array API, the parts) runs on the student's engine:
