@@ -80,11 +80,11 @@ def to_device(array: np.ndarray[Any, Any], device: Device) -> Any:
 def put(value: Any, target: Any) -> Any:
     """Copy a host array (or move a buffer) to ``target``, a JAX sharding."""
     check_usable()
-    # Host data is copied now, into memory nobody else holds: JAX's CPU client adopts an aligned
-    # array (may_alias=False or not, jax 0.10.2), so ours is 64-byte aligned: the one copy.
+    # Host data is copied now, into memory nobody else holds, unaligned: JAX's CPU client adopts a
+    # 64-byte-aligned array, and a program that reads one runs in this thread, not behind it.
     if isinstance(value, np.ndarray):
-        raw = np.empty(value.nbytes + 64, np.uint8)
-        start = -raw.ctypes.data % 64
+        raw = np.empty(value.nbytes + 64 + value.itemsize, np.uint8)
+        start = -raw.ctypes.data % 64 + value.itemsize
         mine = raw[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
         np.copyto(mine, value)
         value = mine
