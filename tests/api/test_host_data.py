@@ -267,3 +267,23 @@ def test_a_device_that_is_no_device_is_a_type_error_and_harms_nothing(call, devi
 def test_a_bad_shape_names_the_function_called(make):
     with pytest.raises(TypeError, match=f"^{make.__name__}: "):
         make((True, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.float32, np.float64, np.complex128])
+def test_a_transfer_leaves_jax_no_host_memory_to_adopt(monkeypatch, dtype):
+    """minilazy's own copy of host data is not what the device buffer holds: JAX copied it (a
+    program reading an adopted host buffer would run in the caller's thread, not behind it)."""
+    copies: list[Array] = []
+    real = np.copyto
+
+    def noted(dst: Array, src: Array, *args: Any, **kwargs: Any) -> None:
+        copies.append(dst)
+        real(dst, src, *args, **kwargs)
+
+    monkeypatch.setattr(np, "copyto", noted)
+    t = ml.asarray(aligned(np.ones(4096), dtype))
+    monkeypatch.undo()
+    assert copies, "asarray made no copy of its own"
+    buffer = t._node.payload
+    assert buffer.unsafe_buffer_pointer() not in {c.ctypes.data for c in copies}
+    np.testing.assert_array_equal(t.numpy(), np.ones(4096, dtype))
