@@ -189,14 +189,14 @@ _FIRST: Final = Template((), (), (), True, 0)  # a signature not seen yet
 
 
 def _signature(fn: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object],
-               inputs: list[Node]) -> tuple[object, ...] | None:
+               special: bool, inputs: list[Node]) -> tuple[object, ...] | None:
     """What decides the nodes ``fn(*args, **kwargs)`` records; ``None``: not only plain values.
 
     Per tensor: its shape, dtype, device and which earlier argument is the same node (a layer
     given one tensor as weight and bias must not replay over two, nor the reverse); its node
     goes into ``inputs``, once.
     """
-    key: list[object] = [fn, (OVERRIDE.get() or ENGINE.default).special_scalars, *kwargs]
+    key: list[object] = [fn, special, *kwargs]
     seen: dict[Node, int] = {}
     for value in (*args, *kwargs.values()):
         if isinstance(value, Tensor):
@@ -223,13 +223,12 @@ def templated(layer: Callable[P, T]) -> Callable[P, T]:
     ``layer`` returns a tensor or a tuple of tensors. A signature is each tensor argument's
     shape, dtype and device, which arguments are one tensor, every other argument's value
     (ints, floats by their bits, strings, ``None``, tuples of those) and the policy's
-    ``special_scalars``. The first call of a signature records as
-    usual and keeps what it recorded as a :class:`Template`, if that is exactly the nodes below
-    its result down to its tensor arguments (no barrier in between, no other thread's records,
-    no data leaf); later calls make those nodes over the new arguments. Calls with another
-    kind of argument (a NumPy array, a list of floats), a layer that raised, and eager mode
-    record as usual. For pure layers only: what ``layer`` records must follow from its
-    signature alone.
+    ``special_scalars``. The first call of a signature records as usual and keeps what it
+    recorded as a :class:`Template`, if that is exactly the nodes below its results down to its
+    tensor arguments (no barrier in between, no other thread's records, no data leaf); later
+    calls make those nodes over the new arguments. Calls with another kind of argument (a NumPy
+    array, an ``np.float64``), a layer that raised, and eager mode record as usual. For pure
+    layers only: what ``layer`` records must follow from its signature alone.
 
     Example:
         >>> import minilazy as ml
@@ -240,8 +239,9 @@ def templated(layer: Callable[P, T]) -> Callable[P, T]:
     @functools.wraps(layer)
     def lean(*args: P.args, **kwargs: P.kwargs) -> T:
         inputs: list[Node] = []
-        key = _signature(layer, args, kwargs, inputs)
-        if key is None or (OVERRIDE.get() or ENGINE.default).eager:
+        policy = OVERRIDE.get() or ENGINE.default
+        key = _signature(layer, args, kwargs, policy.special_scalars, inputs)
+        if key is None or policy.eager:
             return layer(*args, **kwargs)
         template = TEMPLATES.memo.get(key, _FIRST)
         if template is _FIRST:
@@ -262,7 +262,8 @@ def _first(layer: Callable[..., T], args: tuple[object, ...], kwargs: dict[str, 
     results: tuple[object, ...] = (out,) if isinstance(out, Tensor) else (
         out if isinstance(out, tuple) and type(out) is tuple else ())  # (not a named tuple)
     tensors = [t for t in results if isinstance(t, Tensor)]
-    if tensors and len(tensors) == len(results):  # (a barrier inside left data leaves: no tape)
+    if tensors and len(tensors) == len(results):
+        # (a barrier inside left data leaves: no tape)
         found = take({n: i for i, n in enumerate(inputs)}, [t._node for t in tensors])
         if found is not None:
             steps, refs = found
